@@ -1,0 +1,75 @@
+"""``python -m companion <command>``: one module per command under ``companion.commands``.
+
+Each command module has ``configure(parser)`` and ``run(args) -> int``; heavy imports stay
+inside ``run`` so that ``--help`` and start-up stay fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+from companion import __version__
+
+COMMANDS: dict[str, str] = {
+    "run": "Start the companion: the window, or the console when there is no display.",
+    "console": "The console companion: one line per card scanned; table commands on stdin.",
+    "table": "Play a game with command words from a script or stdin; print the final state.",
+    "cards": "Search, show, add and validate cards.",
+    "rules": "Search the rules and glossary of a game.",
+    "deck": "Check a deck list against the game's rules.",
+    "tag": "Read, write, bind and enroll tags.",
+    "speak": "Speak a card, or write what would be spoken to a WAV file.",
+    "doctor": "Find readers and check the system for what stops them.",
+    "bench": "Measure the performance budgets; prints JSON.",
+    "screenshots": "Render every screen of every game into PNG files.",
+}
+
+
+def _module(name: str):
+    return importlib.import_module(f"companion.commands.{name.replace('-', '_')}")
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m companion", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=__version__)
+    parser.add_argument("--lang", choices=("fr", "en"), help="language of messages (default fr)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, help_text in COMMANDS.items():
+        if only is not None and name != only:
+            sub.add_parser(name, help=help_text, add_help=False)
+            continue
+        try:
+            module = _module(name)
+        except ModuleNotFoundError:
+            continue  # a command not built yet is simply not offered
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        module.configure(p)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    first = next((a for a in argv if not a.startswith("-")), None)
+    if first is None or first not in COMMANDS:
+        if not any(a in ("-h", "--help", "--version") for a in argv) and first is None:
+            argv = ["run", *argv]
+            first = "run"
+    parser = build_parser(only=first if first in COMMANDS else None)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    if args.lang:
+        from companion import i18n
+
+        i18n.set_language(args.lang)
+    if not args.command:
+        parser.print_help()
+        return 2
+    try:
+        return int(_module(args.command).run(args) or 0)
+    except KeyboardInterrupt:
+        return 130

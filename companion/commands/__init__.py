@@ -1,0 +1,1 @@
+"""One module per ``python -m companion`` command: ``configure(parser)`` and ``run(args)``."""

@@ -1,0 +1,40 @@
+"""Start the companion: the Kivy window when a display is there, else the console."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+DEMO_CARDS = "vtes:100845,vtes:200107,vtes:100518,vtes:100199,vtes:101144"
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--reader", default=None, help="reader path (default: the simulator)")
+    p.add_argument("--demo", action="store_true", help="simulated reader laying demo cards")
+    p.add_argument("--console", action="store_true", help="force the console companion")
+
+
+def display_available() -> bool:
+    """True when a window can be opened: X11 or Wayland, a framebuffer driver chosen by the
+    kiosk (SDL_VIDEODRIVER), or a desktop platform that always has one."""
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+                or os.environ.get("SDL_VIDEODRIVER"))
+
+
+def run(args: argparse.Namespace) -> int:
+    from companion import i18n
+    from companion.i18n import t
+
+    reader = args.reader or (f"sim:{DEMO_CARDS}" if args.demo else "sim")
+    if args.console or not display_available():
+        if not args.console:
+            print(t("console.no_display"), file=sys.stderr)
+        from companion import console
+
+        return console.main(reader, speak=True, lang=i18n.language())
+    from companion.ui.app import run_app
+
+    return run_app(reader=reader)

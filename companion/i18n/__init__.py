@@ -1,0 +1,42 @@
+"""The one translation table of user-facing text: French first, English second.
+
+Messages live in ``messages.yaml`` as ``key: {fr: ..., en: ...}``; ``t(key, **values)``
+formats one in the current language and falls back to French, then to the key itself, so a
+missing translation shows something readable instead of failing.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from importlib import resources
+
+import yaml
+
+LANGUAGES = ("fr", "en")
+_lang = os.environ.get("COMPANION_LANG", "fr") if os.environ.get("COMPANION_LANG") in LANGUAGES else "fr"
+
+
+@functools.cache
+def _table() -> dict[str, dict[str, str]]:
+    text = resources.files(__package__).joinpath("messages.yaml").read_text(encoding="utf-8")
+    return yaml.safe_load(text) or {}
+
+
+def set_language(lang: str) -> None:
+    global _lang
+    if lang not in LANGUAGES:
+        raise ValueError(f"unknown language {lang!r}; expected one of {LANGUAGES}")
+    _lang = lang
+
+
+def language() -> str:
+    return _lang
+
+
+def t(key: str, lang: str | None = None, **values: object) -> str:
+    entry = _table().get(key)
+    if entry is None:
+        return key
+    text = entry.get(lang or _lang) or entry.get("fr") or key
+    return text.format(**values) if values else text

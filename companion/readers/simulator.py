@@ -1,0 +1,69 @@
+"""A reader with no hardware: cards are laid and lifted by code, a script or the keyboard.
+
+``sim`` alone waits for ``lay()``; ``sim:vtes:100845,vtes:101050`` lays each card of the
+list in turn (one every ``interval`` seconds), as a demo table would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import queue
+
+import ndef
+
+from companion.readers.base import Reader
+
+
+def text_ndef(ref: str) -> bytes:
+    """The NDEF message a phone app such as NFC Tools writes for a plain Text record."""
+    return b"".join(ndef.message_encoder([ndef.TextRecord(ref, "en")]))
+
+
+def fake_uid(ref: str) -> str:
+    # A stable 7-byte NXP-looking UID per reference, so that a re-laid card is the same card.
+    return "04" + hashlib.sha1(ref.encode()).hexdigest()[:12].upper()
+
+
+class SimulatedReader(Reader):
+    def __init__(self, path: str = "sim", seat: int | None = None, interval: float = 4.0) -> None:
+        super().__init__(path, seat)
+        self.interval = interval
+        self._actions: queue.Queue[tuple[str, str, bytes | None]] = queue.Queue()
+        script = path.split(":", 1)[1] if ":" in path else ""
+        refs = [r for r in _split_refs(script)]
+        self._script = refs
+
+    def lay(self, ref: str | None = None, uid: str | None = None, ndef_bytes: bytes | None = None) -> None:
+        """Lay a card: by reference (written as a Text record), or a bare UID / raw NDEF."""
+        if ref is not None and ndef_bytes is None:
+            ndef_bytes = text_ndef(ref)
+        self._actions.put(("laid", uid or fake_uid(ref or ""), ndef_bytes))
+
+    def lift(self) -> None:
+        self._actions.put(("lifted", "", None))
+
+    def _interrupt(self) -> None:
+        self._actions.put(("stop", "", None))
+
+    def _run(self) -> None:
+        for ref in self._script:
+            self.lay(ref)
+        first = True
+        while not self.stopping:
+            try:
+                kind, uid, data = self._actions.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if kind == "stop":
+                break
+            if kind == "laid" and self._present and self._present != uid:
+                self._emit("lifted")  # a new card replaces the one on the reader
+            if kind == "laid" and self._script and not first and self._stop.wait(self.interval):
+                break
+            first = False
+            self._emit(kind, uid=uid, ndef=data)
+
+
+def _split_refs(script: str) -> list[str]:
+    # "vtes:100845,vtes:101050" → ["vtes:100845", "vtes:101050"]
+    return [part.strip() for part in script.split(",") if part.strip()]

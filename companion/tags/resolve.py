@@ -1,0 +1,76 @@
+"""Turn a TagEvent into a Scan: which card was laid, or why none could be named."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from companion.cards.library import CardLibrary
+from companion.cards.model import Card
+from companion.readers.events import TagEvent
+from companion.tags import records
+
+Status = Literal["card", "unknown", "unreadable"]
+
+
+@dataclass(frozen=True)
+class Scan:
+    event: TagEvent
+    status: Status
+    card: Card | None = None
+    ref: str = ""  # the reference read or mapped, even when no card has it
+    detail: str = ""  # why the card is unknown or unreadable
+
+    @property
+    def uid(self) -> str:
+        return self.event.uid
+
+    @property
+    def seat(self) -> int | None:
+        return self.event.seat
+
+    def to_json(self) -> dict:
+        card = self.card
+        return {
+            "status": self.status,
+            "ref": self.ref,
+            "uid": self.uid,
+            "reader": self.event.reader,
+            "seat": self.seat,
+            "name": card.name if card else "",
+            "types": list(card.types) if card else [],
+            "cost": card.cost if card else "",
+            "text": card.text if card else "",
+            "detail": self.detail,
+        }
+
+
+class Resolver:
+    def __init__(self, library: CardLibrary, uid_map: Mapping[str, str] | None = None) -> None:
+        self.library = library
+        self.uid_map = dict(uid_map or {})
+
+    def resolve(self, event: TagEvent) -> Scan:
+        if event.kind == "unreadable":
+            return Scan(event, "unreadable", detail=event.detail)
+        decoded = records.decode(event.ndef)
+        for ref in decoded.refs:
+            card = self.library.get(ref)
+            if card is not None:
+                return Scan(event, "card", card=card, ref=ref)
+        mapped = self.uid_map.get(event.uid.upper())
+        if mapped:
+            card = self.library.get(mapped)
+            if card is not None:
+                return Scan(event, "card", card=card, ref=mapped)
+        ref = decoded.refs[0] if decoded.refs else (mapped or "")
+        if ref:
+            detail = f"no card {ref} in the library"
+        elif decoded.error:
+            detail = decoded.error
+        elif event.ndef is None:
+            detail = "no NDEF message and UID not in the collection"
+        else:
+            detail = "no card reference on the tag"
+        return Scan(event, "unknown", ref=ref, detail=detail)

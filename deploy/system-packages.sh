@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the companion needs, only those missing.
+# Used by the Makefile (make run / make test) and by deploy/install.sh.
+# As root it installs; with password-less sudo it uses sudo; otherwise it prints
+# the exact apt-get line and exits 1, so nothing half-works silently.
+set -eu
+pkgs="espeak-ng libgl1 libegl1 libusb-1.0-0 libmtdev1 sox xvfb"
+[ "${1:-}" = "--list" ] && { echo "$pkgs"; exit 0; }
+command -v dpkg-query >/dev/null 2>&1 || {
+  echo "Not a Debian-family system: install espeak-ng, OpenGL/EGL, libusb-1.0 yourself." >&2
+  exit 0
+}
+missing=""
+for p in $pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ]; then
+  SUDO=""
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  SUDO="sudo"
+else
+  echo "Missing system packages:$missing" >&2
+  echo "Install them with:  sudo apt-get install -y$missing" >&2
+  exit 1
+fi
+echo "Installing system packages:$missing"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
