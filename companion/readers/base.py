@@ -87,6 +87,10 @@ def open_reader(path: str, seat: int | None = None) -> Reader:
         from companion.readers.simulator import SimulatedReader
 
         return SimulatedReader(path, seat=seat)
+    if path.startswith("hub:"):
+        from companion.readers.hub import HubReader
+
+        return HubReader(path, seat=seat)
     if path.split(":", 1)[0] in ("usb", "tty", "udp"):
         from companion.readers.nfcpy_reader import NfcpyReader
 
