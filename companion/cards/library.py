@@ -1,54 +1,64 @@
-"""The card library: one place to ask for a card by reference, whatever its game."""
+"""The card library: one place to ask for a card, a game's data, or a search, whatever the game."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
+from companion.cards.catalog import Catalog
+from companion.cards.gamedata import GameInfo
 from companion.cards.model import Card, parse_ref
+
+if TYPE_CHECKING:
+    from companion.cards.search import Hit, SearchIndex
 
 
 class CardLibrary:
-    """Cards of every game, by reference. Sources are loaded on first use, once."""
+    """Cards of every game, by reference, loaded once from the compiled index on first use."""
 
-    def __init__(self, sources: dict[str, Callable[[], Iterable[Card]]] | None = None) -> None:
-        self._sources = dict(sources) if sources is not None else default_sources()
-        self._cards: dict[str, dict[str, Card]] = {}
-        self._errors: dict[str, str] = {}
-        self._lock = threading.Lock()  # the UI and a reader may ask for a game at once
+    def __init__(self, catalog: Catalog | None = None) -> None:
+        self._catalog = catalog
+        self._lock = threading.Lock()  # the UI and a reader thread may ask at once
+        self._search: SearchIndex | None = None
+        self.rebuilt = False  # whether the last load had to rebuild the index
+
+    @property
+    def catalog(self) -> Catalog:
+        if self._catalog is None:
+            with self._lock:
+                if self._catalog is None:
+                    from companion.cards import index
+
+                    self._catalog, self.rebuilt = index.load()
+        return self._catalog
 
     @property
     def games(self) -> tuple[str, ...]:
-        return tuple(self._sources)
+        return tuple(self.catalog.games)
 
-    def errors(self) -> dict[str, str]:
-        return dict(self._errors)
+    def game(self, game_id: str) -> GameInfo | None:
+        return self.catalog.games.get(game_id)
+
+    def errors(self) -> dict[str, list[str]]:
+        return dict(self.catalog.errors)
 
     def load(self, game: str) -> dict[str, Card]:
-        with self._lock:
-            if game not in self._cards:
-                source = self._sources.get(game)
-                cards: dict[str, Card] = {}
-                if source is not None:
-                    try:
-                        cards = {c.id: c for c in source()}
-                    except Exception as exc:  # a broken game disables itself, not the program
-                        self._errors[game] = f"{type(exc).__name__}: {exc}"
-                self._cards[game] = cards
-            return self._cards[game]
+        return self.catalog.cards.get(game, {})
 
     def get(self, ref: str) -> Card | None:
         parts = parse_ref(ref)
         if parts is None:
             return None
         game, card_id = parts
-        return self.load(game).get(card_id)
+        return self.catalog.cards.get(game, {}).get(card_id)
 
-    def cards(self, game: str) -> list[Card]:
-        return list(self.load(game).values())
+    def cards(self, game: str | None = None) -> list[Card]:
+        if game is not None:
+            return list(self.load(game).values())
+        return [c for cards in self.catalog.cards.values() for c in cards.values()]
 
     def find_by_name(self, game: str, name: str) -> Card | None:
-        """Exact, case-insensitive name lookup (the fuzzy search lives in cards.search)."""
+        """Exact, case-insensitive name lookup; see ``search`` for the forgiving one."""
         wanted = name.strip().casefold()
         for card in self.load(game).values():
             if card.name.casefold() == wanted or any(
@@ -57,8 +67,11 @@ class CardLibrary:
                 return card
         return None
 
+    def search(self, query: str, game: str | None = None, limit: int = 20, **filters: object) -> list[Hit]:
+        if self._search is None:
+            from companion.cards.search import SearchIndex
 
-def default_sources() -> dict[str, Callable[[], Iterable[Card]]]:
-    from companion.cards import vtes
-
-    return {"vtes": vtes.iter_cards}
+            with self._lock:
+                if self._search is None:
+                    self._search = SearchIndex(self.cards())
+        return self._search.search(query, game=game, limit=limit, **filters)

@@ -1,0 +1,114 @@
+"""Everything the library knows, gathered from its sources: the cardmap folders, krcg's VTES
+lists and the user's overlay. A broken game folder disables that game, with its error kept for
+display; the other games still load."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from companion import paths
+from companion.cards.cardfile import load_cards, parse_card
+from companion.cards.gamedata import GameInfo, load_game
+from companion.cards.model import Card
+from companion.cards.validate import Checker
+from companion.cards.yamlload import DataError, load_file
+
+
+def cardmap_dir() -> Path:
+    """The game data shipped with the program (``COMPANION_CARDMAP`` overrides, for tests)."""
+    override = os.environ.get("COMPANION_CARDMAP")
+    if override:
+        return Path(override)
+    return Path(__file__).resolve().parents[2] / "cardmap"
+
+
+def overlay_dir() -> Path:
+    """Users' own cards: one ``<game>.yaml`` per game, in the user data directory."""
+    path = paths.data_dir() / "cards"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@dataclass
+class Catalog:
+    games: dict[str, GameInfo] = field(default_factory=dict)
+    cards: dict[str, dict[str, Card]] = field(default_factory=dict)  # game → id → card
+    errors: dict[str, list[str]] = field(default_factory=dict)  # game → messages
+
+    def error(self, game: str, message: str) -> None:
+        self.errors.setdefault(game, []).append(message)
+
+
+def source_files(cardmap: Path, overlay: Path | None) -> list[Path]:
+    files = sorted(cardmap.glob("*/*.yaml"))
+    if overlay is not None and overlay.is_dir():
+        files += sorted(overlay.glob("*.yaml"))
+    return files
+
+
+def build(cardmap: Path | None = None, overlay: Path | None = None, with_vtes: bool = True) -> Catalog:
+    cardmap = cardmap or cardmap_dir()
+    overlay = overlay if overlay is not None else overlay_dir()
+    catalog = Catalog()
+    for folder in sorted(p for p in cardmap.iterdir() if p.is_dir() and (p / "game.yaml").exists()):
+        game_file = folder / "game.yaml"
+        try:
+            game = load_game(game_file, _shown(game_file, cardmap))
+        except DataError as exc:
+            catalog.error(folder.name, str(exc))
+            continue
+        catalog.games[game.id] = game
+        cards: dict[str, Card] = {}
+        cards_file = folder / "cards.yaml"
+        if cards_file.exists():
+            try:
+                cards = {c.id: c for c in load_cards(cards_file, game, _shown(cards_file, cardmap))}
+            except DataError as exc:
+                catalog.error(game.id, str(exc))
+                del catalog.games[game.id]  # half a game would mislead a player
+                continue
+        if game.id == "vtes" and with_vtes:
+            try:
+                from companion.cards import vtes
+
+                cards.update({c.id: c for c in vtes.iter_cards()})
+            except Exception as exc:  # krcg missing or its data unreadable
+                catalog.error("vtes", f"krcg: {type(exc).__name__}: {exc}")
+        catalog.cards[game.id] = cards
+    if overlay.is_dir():
+        for path in sorted(overlay.glob("*.yaml")):
+            _load_overlay(catalog, path)
+    return catalog
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return f"cardmap/{path.relative_to(root)}"
+    except ValueError:
+        return str(path)
+
+
+def _load_overlay(catalog: Catalog, path: Path) -> None:
+    game_id = path.stem
+    game = catalog.games.get(game_id)
+    if game is None:
+        catalog.error(game_id, f"{path}: no game {game_id!r} for these cards")
+        return
+    try:
+        data = load_file(path)
+        if data is None:
+            return
+        top = Checker(str(path), data, "")
+        top.only({"cards"})
+        items = top.get("cards", list, default=[])
+        for i, item in enumerate(items):
+            card = parse_card(str(path), item, f"cards[{i}]", game, overlay=True)
+            # A user's card never silently replaces a shipped one with the same id.
+            if card.id in catalog.cards.get(game_id, {}) and not catalog.cards[game_id][card.id].extra.get("overlay"):
+                catalog.error(game_id, f"{path}: cards[{i}].id: {card.id!r} is already a card of {game_id}")
+                continue
+            catalog.cards.setdefault(game_id, {})[card.id] = card
+    except DataError as exc:
+        catalog.error(game_id, str(exc))

@@ -1,0 +1,66 @@
+"""What a card means: its keywords looked up in its game's glossary (for `cards show`, the
+Card screen and the full spoken verbosity)."""
+
+from __future__ import annotations
+
+from companion.cards.gamedata import GameInfo, GlossaryEntry
+from companion.cards.model import Card
+from companion.cards.search import normalize
+
+
+def find_term(game: GameInfo | None, word: str) -> GlossaryEntry | None:
+    """A glossary entry by id, name or alias, accent- and case-insensitive."""
+    if game is None:
+        return None
+    wanted = normalize(word)
+    for entry in game.glossary:
+        keys = {entry.id, *entry.names.values(), *entry.aliases}
+        if wanted in {normalize(k) for k in keys}:
+            return entry
+    return None
+
+
+def keyword_entries(card: Card, game: GameInfo | None) -> list[GlossaryEntry]:
+    seen: dict[str, GlossaryEntry] = {}
+    for word in card.keywords:
+        entry = find_term(game, word)
+        if entry is not None:
+            seen.setdefault(entry.id, entry)
+    return list(seen.values())
+
+
+def card_lines(card: Card, game: GameInfo | None, lang: str = "fr") -> list[str]:
+    """The whole card as text lines, for a terminal or a screen reader."""
+    from companion.i18n import t
+
+    lines = [f"{card.name}  [{card.ref}]"]
+    other = [n for lg, n in card.names.items() if n != card.name]
+    if other:
+        lines.append("  " + " / ".join(other))
+    if card.types:
+        lines.append(f"{t('card.type', lang=lang)} : {', '.join(card.types)}")
+    if card.cost:
+        lines.append(f"{t('card.cost', lang=lang)} : {card.cost}")
+    for key in ("capacity", "group", "title", "points"):
+        value = card.extra.get(key)
+        if value not in (None, "", 0):
+            lines.append(f"{t('card.' + key, lang=lang)} : {value}")
+    if card.extra.get("clans"):
+        lines.append(f"{t('card.clans', lang=lang)} : {', '.join(card.extra['clans'])}")
+    if card.text:
+        lines.append("")
+        lines.extend(card.text.splitlines())
+    entries = keyword_entries(card, game)
+    if entries:
+        lines.append("")
+        lines.append(t("card.keywords", lang=lang))
+        for entry in entries:
+            lines.append(f"- {entry.name(lang)} : {entry.text.get(lang) or entry.text.get('fr', '')}")
+    if card.rulings:
+        lines.append("")
+        lines.append(t("card.rulings", lang=lang))
+        lines.extend(f"- {r}" for r in card.rulings)
+    if not card.confirmed:
+        lines.append("")
+        lines.append(t("card.unconfirmed", lang=lang))
+    return lines

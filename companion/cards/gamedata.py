@@ -1,0 +1,176 @@
+"""A game's own data from ``cardmap/<game>/game.yaml``: names, card types, glossary, rules, deck.
+
+The ``table:`` section (counters, phases) belongs to the table engine, which validates it; here it
+is carried along untouched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from companion.cards.validate import Checker
+from companion.cards.yamlload import load_file
+
+GLOSSARY_KINDS = frozenset(
+    {"keyword", "ability-passive", "ability-active", "term", "discipline", "clan", "phase", "resource", "card-type"})
+SECTIONS = frozenset(
+    {"overview", "setup", "turn", "combat", "actions", "end", "scoring", "variants", "faq", "deck"})
+GAME_KEYS = frozenset({"id", "names", "players", "card_language", "card_types", "glossary", "rules", "deck", "table"})
+
+
+@dataclass(frozen=True)
+class GlossaryEntry:
+    game: str
+    id: str
+    names: dict[str, str]
+    kind: str
+    text: dict[str, str]
+    aliases: tuple[str, ...] = ()
+    see: tuple[str, ...] = ()
+
+    def name(self, lang: str = "fr") -> str:
+        return self.names.get(lang) or self.names.get("fr") or self.id
+
+
+@dataclass(frozen=True)
+class RuleSection:
+    game: str
+    id: str
+    section: str
+    title: dict[str, str]
+    text: dict[str, str]
+
+
+@dataclass(frozen=True)
+class CardType:
+    id: str
+    names: dict[str, str]
+    text: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    id: str
+    names: dict[str, str]
+    players: dict[str, int]
+    card_language: str
+    card_types: tuple[CardType, ...]
+    glossary: tuple[GlossaryEntry, ...]
+    rules: tuple[RuleSection, ...]
+    deck: dict[str, Any]
+    table: dict[str, Any]
+    path: str
+
+    def name(self, lang: str = "fr") -> str:
+        return self.names.get(lang) or self.names.get("fr") or self.id
+
+    def type_ids(self) -> set[str]:
+        return {t.id for t in self.card_types}
+
+    def term(self, term_id: str) -> GlossaryEntry | None:
+        for entry in self.glossary:
+            if entry.id == term_id:
+                return entry
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameInfo:
+        return cls(
+            id=data["id"], names=data["names"], players=data["players"], card_language=data["card_language"],
+            card_types=tuple(CardType(**t) for t in data["card_types"]),
+            glossary=tuple(GlossaryEntry(**{**g, "aliases": tuple(g["aliases"]), "see": tuple(g["see"])})
+                           for g in data["glossary"]),
+            rules=tuple(RuleSection(**r) for r in data["rules"]),
+            deck=data["deck"], table=data["table"], path=data["path"],
+        )
+
+
+def _plain(value: Any) -> Any:
+    """LDict/LList → dict/list, so the data can be stored as JSON."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def load_game(path: Path, shown: str | None = None) -> GameInfo:
+    shown = shown or str(path)
+    data = load_file(path, shown)
+    top = Checker(shown, data, "")
+    top.mapping()
+    top.only(GAME_KEYS)
+    game_id = top.ident("id")
+    if path.parent.name != game_id:
+        raise top.fail("id", f"expected '{path.parent.name}' (the folder's name), got {game_id!r}")
+    names = top.texts("names", langs=("fr", "en"))
+    players_raw = top.get("players", dict, required=True)
+    pc = Checker(shown, players_raw, "players")
+    pc.only({"min", "max", "best", "teams"})
+    players = {"min": pc.get("min", int, required=True), "max": pc.get("max", int, required=True)}
+    for key in ("best",):
+        if pc.get(key, int) is not None:
+            players[key] = pc.get(key, int)
+    if players["min"] > players["max"]:
+        raise pc.fail("min", f"min ({players['min']}) is more than max ({players['max']})")
+    card_language = top.get("card_language", str, default="fr")
+    if card_language not in ("fr", "en"):
+        raise top.fail("card_language", f"expected fr or en, got {card_language!r}")
+
+    card_types = []
+    for i, item in enumerate(top.get("card_types", list, required=True)):
+        c = Checker(shown, item, f"card_types[{i}]")
+        c.only({"id", "names", "text"})
+        card_types.append(CardType(id=c.ident("id"), names=c.texts("names"), text=c.texts("text", required=False)))
+    _unique(shown, top.data["card_types"], [t.id for t in card_types], "card_types")
+
+    glossary = []
+    glossary_raw = top.get("glossary", list, required=True)
+    for i, item in enumerate(glossary_raw):
+        c = Checker(shown, item, f"glossary[{i}]")
+        c.only({"id", "names", "aliases", "kind", "text", "see"})
+        kind = c.get("kind", str, required=True)
+        if kind not in GLOSSARY_KINDS:
+            raise c.fail("kind", f"expected one of {', '.join(sorted(GLOSSARY_KINDS))}, got {kind!r}")
+        glossary.append(GlossaryEntry(
+            game=game_id, id=c.ident("id"), names=c.texts("names"), kind=kind,
+            text=c.texts("text"), aliases=tuple(c.str_list("aliases")), see=tuple(c.str_list("see"))))
+    _unique(shown, glossary_raw, [g.id for g in glossary], "glossary")
+
+    rules = []
+    rules_raw = top.get("rules", list, required=True)
+    for i, item in enumerate(rules_raw):
+        c = Checker(shown, item, f"rules[{i}]")
+        c.only({"id", "section", "title", "text"})
+        section = c.get("section", str, required=True)
+        if section not in SECTIONS:
+            raise c.fail("section", f"expected one of {', '.join(sorted(SECTIONS))}, got {section!r}")
+        rules.append(RuleSection(game=game_id, id=c.ident("id"), section=section,
+                                 title=c.texts("title"), text=c.texts("text")))
+    _unique(shown, rules_raw, [r.id for r in rules], "rules")
+    rule_ids = {r.id for r in rules}
+    for i, entry in enumerate(glossary):
+        for target in entry.see:
+            if target not in rule_ids:
+                raise Checker(shown, glossary_raw[i], f"glossary[{i}]").fail(
+                    "see", f"no rules section with id {target!r}")
+
+    deck = _plain(top.get("deck", dict, default={}))
+    table = _plain(top.get("table", dict, default={}))
+    return GameInfo(id=game_id, names=names, players=players, card_language=card_language,
+                    card_types=tuple(card_types), glossary=tuple(glossary), rules=tuple(rules),
+                    deck=deck, table=table, path=shown)
+
+
+def _unique(shown: str, raw: list, ids: list[str], where: str) -> None:
+    seen: dict[str, int] = {}
+    for i, item_id in enumerate(ids):
+        if item_id in seen:
+            raise Checker(shown, raw[i], f"{where}[{i}]").fail(
+                "id", f"duplicate id {item_id!r} (first at {where}[{seen[item_id]}])")
+        seen[item_id] = i

@@ -1,0 +1,105 @@
+"""The compiled card index: the catalog stored in SQLite in the user cache directory, so that a
+warm start reads one file instead of parsing YAML and krcg's CSV lists.
+
+It is rebuilt only when a source file (cardmap, overlay) changes or krcg's version changes: the
+key is a hash of their paths, sizes and modification times, plus the index format version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import pickle
+import sqlite3
+import tempfile
+from pathlib import Path
+
+from companion import paths
+from companion.cards import catalog as catalog_mod
+from companion.cards.catalog import Catalog
+
+log = logging.getLogger(__name__)
+FORMAT = 3  # bump when the stored shape of Card/GameInfo changes
+
+
+def index_path() -> Path:
+    return paths.cache_dir() / "cards-index.sqlite3"
+
+
+def source_key(cardmap: Path, overlay: Path) -> str:
+    from companion.cards.vtes import krcg_version
+
+    h = hashlib.sha256(f"format {FORMAT}; krcg {krcg_version()}".encode())
+    for path in catalog_mod.source_files(cardmap, overlay):
+        st = path.stat()
+        h.update(f"\n{path}|{st.st_size}|{st.st_mtime_ns}".encode())
+    return h.hexdigest()
+
+
+def _read(db_path: Path, key: str) -> Catalog | None:
+    if not db_path.exists():
+        return None
+    try:
+        with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
+            row = db.execute("SELECT value FROM meta WHERE name = 'key'").fetchone()
+            if not row or row[0] != key:
+                return None
+            result = Catalog()
+            # Pickle of our own frozen dataclasses, written by us into our own cache: several
+            # times faster to load than JSON, which is what keeps a warm start under budget.
+            for game_id, blob in db.execute("SELECT game, data FROM games"):
+                result.games[game_id] = pickle.loads(blob)
+            for game_id, blob in db.execute("SELECT game, data FROM cards"):
+                result.cards[game_id] = pickle.loads(blob)
+            for game_id, message in db.execute("SELECT game, message FROM errors ORDER BY rowid"):
+                result.error(game_id, message)
+            return result
+    except (sqlite3.Error, pickle.UnpicklingError, EOFError, AttributeError, TypeError) as exc:
+        log.warning("card index %s unreadable (%s): rebuilding", db_path, exc)
+        return None
+
+
+def _write(db_path: Path, key: str, result: Catalog) -> None:
+    # Written to a temporary file then renamed: a crash mid-write leaves the old index or none.
+    fd, tmp = tempfile.mkstemp(prefix="cards-index-", suffix=".tmp", dir=db_path.parent)
+    os.close(fd)
+    try:
+        with sqlite3.connect(tmp) as db:
+            db.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT)")
+            db.execute("CREATE TABLE games (game TEXT PRIMARY KEY, data BLOB)")
+            db.execute("CREATE TABLE cards (game TEXT PRIMARY KEY, data BLOB)")
+            db.execute("CREATE TABLE errors (game TEXT, message TEXT)")
+            db.execute("INSERT INTO meta VALUES ('key', ?)", (key,))
+            db.execute("INSERT INTO meta VALUES ('summary', ?)", (json.dumps(
+                {g: len(c) for g, c in result.cards.items()}),))
+            db.executemany("INSERT INTO games VALUES (?, ?)",
+                           [(g, pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL)) for g, v in result.games.items()])
+            db.executemany("INSERT INTO cards VALUES (?, ?)",
+                           [(g, pickle.dumps(c, protocol=pickle.HIGHEST_PROTOCOL)) for g, c in result.cards.items()])
+            db.executemany("INSERT INTO errors VALUES (?, ?)",
+                           [(g, m) for g, msgs in result.errors.items() for m in msgs])
+        db.close()
+        os.replace(tmp, db_path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load(cardmap: Path | None = None, overlay: Path | None = None, rebuild: bool = False) -> tuple[Catalog, bool]:
+    """The catalog, from the index when it is current. Returns (catalog, rebuilt)."""
+    cardmap = cardmap or catalog_mod.cardmap_dir()
+    overlay = overlay if overlay is not None else catalog_mod.overlay_dir()
+    key = source_key(cardmap, overlay)
+    db_path = index_path()
+    if not rebuild:
+        cached = _read(db_path, key)
+        if cached is not None:
+            return cached, False
+    result = catalog_mod.build(cardmap, overlay)
+    try:
+        _write(db_path, key, result)
+    except (OSError, sqlite3.Error) as exc:  # a read-only cache must not stop the game
+        log.warning("cannot write the card index %s: %s", db_path, exc)
+    return result, True

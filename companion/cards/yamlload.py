@@ -1,0 +1,131 @@
+"""YAML reading that keeps line numbers, so that every data error names file, line and field.
+
+We compose the node tree (with libyaml's C composer when present) and build Python values
+ourselves: that gives each value its line, and catches duplicate keys, which PyYAML's
+``safe_load`` silently resolves by keeping the last one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+try:  # the C loader is an order of magnitude faster on the big files
+    _Loader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _Loader = yaml.SafeLoader
+
+
+@dataclass(frozen=True)
+class DataError(Exception):
+    """A problem in a data file, located for the person who has to fix it."""
+
+    path: str
+    line: int  # 1-based; 0 when the whole file is concerned
+    field: str  # dotted path of the field, e.g. "cards[3].cost"
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
+
+
+class Located:
+    """A mapping or list from YAML with the line of each item (``line_of``)."""
+
+
+class LDict(dict, Located):
+    line: int
+    key_lines: dict[str, int]
+
+
+class LList(list, Located):
+    line: int
+    item_lines: list[int]
+
+
+def _build(node: yaml.Node, path: str, field: str) -> Any:
+    line = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        out = LDict()
+        out.line = line
+        out.key_lines = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise DataError(path, key_node.start_mark.line + 1, field, "merge keys (<<) are not supported")
+            key = _build(key_node, path, field)
+            if not isinstance(key, str | int | float | bool):
+                raise DataError(path, key_node.start_mark.line + 1, field, "a key must be a plain value")
+            key = str(key)
+            sub = f"{field}.{key}" if field else key
+            if key in out:
+                raise DataError(path, key_node.start_mark.line + 1, sub,
+                                f"duplicate key (first at line {out.key_lines[key]})")
+            out.key_lines[key] = key_node.start_mark.line + 1
+            out[key] = _build(value_node, path, sub)
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        items = LList()
+        items.line = line
+        items.item_lines = []
+        for i, child in enumerate(node.value):
+            items.item_lines.append(child.start_mark.line + 1)
+            items.append(_build(child, path, f"{field}[{i}]"))
+        return items
+    # A scalar: let PyYAML's own resolver and constructor give it its type.
+    return _scalar(node)
+
+
+_constructor = yaml.constructor.SafeConstructor()
+
+
+def _scalar(node: yaml.ScalarNode) -> Any:
+    return _constructor.construct_object(node, deep=True)
+
+
+def load_file(path: Path, display: str | None = None) -> Any:
+    """Parse one YAML file into LDict/LList/scalars; errors become DataError with a line."""
+    shown = display or str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(shown, 0, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise DataError(shown, 0, "", f"cannot read: {exc.strerror or exc}") from None
+    return load_text(text, shown)
+
+
+def load_text(text: str, shown: str) -> Any:
+    if "\t" in text:
+        # YAML forbids tabs for indentation; name the first one rather than a parser riddle.
+        for number, line in enumerate(text.splitlines(), 1):
+            stripped = line.lstrip(" ")
+            if stripped.startswith("\t"):
+                raise DataError(shown, number, "", "tab used for indentation; YAML needs spaces")
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 0
+        raise DataError(shown, line, "", f"YAML syntax: {exc.problem or exc.context}") from None
+    except yaml.YAMLError as exc:
+        raise DataError(shown, 0, "", f"YAML: {exc}") from None
+    if node is None:
+        return None
+    return _build(node, shown, "")
+
+
+def line_of(container: Any, key: str | int | None = None) -> int:
+    """The line of a key of an LDict or an item of an LList (or of the container itself)."""
+    if isinstance(container, LDict):
+        if key is not None and str(key) in container.key_lines:
+            return container.key_lines[str(key)]
+        return container.line
+    if isinstance(container, LList):
+        if isinstance(key, int) and 0 <= key < len(container.item_lines):
+            return container.item_lines[key]
+        return container.line
+    return 0

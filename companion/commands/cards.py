@@ -1,0 +1,206 @@
+"""``python -m companion cards search|show|stats|validate|add``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    s = sub.add_parser("search", help="ranked hits for a query")
+    s.add_argument("query", nargs="+")
+    s.add_argument("--game")
+    s.add_argument("--type", dest="card_type")
+    s.add_argument("--cost", type=int)
+    s.add_argument("--clan", help="VTES clan or Ascension faction")
+    s.add_argument("--limit", type=int, default=10)
+    s.add_argument("--json", action="store_true")
+    s = sub.add_parser("show", help="the whole card, with keyword definitions and rulings")
+    s.add_argument("ref", help="game:id, e.g. vtes:100845")
+    s.add_argument("--json", action="store_true")
+    s = sub.add_parser("stats", help="cards per game and per type")
+    s.add_argument("--json", action="store_true")
+    s = sub.add_parser("validate", help="check a cardmap folder (default: the shipped one and your own cards)")
+    s.add_argument("dir", nargs="?")
+    s.add_argument("--json", action="store_true")
+    s = sub.add_parser("add", help="add one of your own cards (asks for what is missing)")
+    s.add_argument("--game", required=True)
+    s.add_argument("--id")
+    s.add_argument("--name")
+    s.add_argument("--en-name")
+    s.add_argument("--type", dest="card_type")
+    s.add_argument("--cost", help="e.g. 3, or energy=2")
+    s.add_argument("--text")
+    s.add_argument("--keywords", help="comma-separated glossary ids")
+    s.add_argument("--stat", action="append", default=[], help="name=value, e.g. pv=5 (repeatable)")
+    s.add_argument("--json", action="store_true")
+
+
+def _out(args: argparse.Namespace, data: object, lines: list[str]) -> None:
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=1))
+    else:
+        print("\n".join(lines))
+
+
+def run(args: argparse.Namespace) -> int:
+    from companion.cards.library import CardLibrary
+
+    action = args.action
+    if action == "validate":
+        return _validate(args)
+    library = CardLibrary()
+    if action == "search":
+        return _search(args, library)
+    if action == "show":
+        return _show(args, library)
+    if action == "stats":
+        return _stats(args, library)
+    return _add(args, library)
+
+
+def _check_game(library, game: str | None) -> str | None:
+    from companion.i18n import t
+
+    if game is None or game in library.games:
+        return None
+    errors = library.errors().get(game)
+    if errors:
+        return t("cards.game_disabled", error=errors[0])
+    return t("cards.unknown_game", game=game, games=", ".join(library.games))
+
+
+def _search(args, library) -> int:
+    from companion.i18n import t
+
+    problem = _check_game(library, args.game)
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
+    query = " ".join(args.query)
+    hits = library.search(query, game=args.game, limit=args.limit, type=args.card_type, cost=args.cost,
+                          clan=args.clan)
+    data = [{"ref": h.card.ref, "name": h.card.name, "types": list(h.card.types), "cost": h.card.cost,
+             "score": h.score, "matched": h.where} for h in hits]
+    lines = [f"{h.card.ref:28} {h.card.name}  ({', '.join(h.card.types)})" for h in hits]
+    _out(args, data, lines or [t("cards.no_hits", query=query)])
+    return 0 if hits else 1
+
+
+def _show(args, library) -> int:
+    from companion.cards.explain import card_lines, keyword_entries
+    from companion.i18n import language, t
+
+    card = library.get(args.ref)
+    if card is None:
+        print(t("cards.not_found", ref=args.ref), file=sys.stderr)
+        return 2
+    game = library.game(card.game)
+    data = card.to_json()
+    data["keyword_definitions"] = [{"id": e.id, "names": e.names, "text": e.text}
+                                   for e in keyword_entries(card, game)]
+    _out(args, data, card_lines(card, game, language()))
+    return 0
+
+
+def _stats(args, library) -> int:
+    data = {}
+    lines = []
+    for game in library.games:
+        per_type = Counter(c.types[0] if c.types else "?" for c in library.cards(game))
+        data[game] = {"cards": sum(per_type.values()), "types": dict(per_type.most_common())}
+        lines.append(f"{game}: {sum(per_type.values())}")
+        lines.extend(f"  {k}: {v}" for k, v in per_type.most_common())
+    for game, errors in library.errors().items():
+        data.setdefault(game, {})["errors"] = errors
+        lines.extend(f"! {e}" for e in errors)
+    _out(args, data, lines)
+    return 0
+
+
+def _validate(args) -> int:
+    from companion.cards import catalog
+    from companion.i18n import t
+
+    folder = Path(args.dir) if args.dir else catalog.cardmap_dir()
+    if not folder.is_dir():
+        print(f"{folder}: not a folder", file=sys.stderr)
+        return 2
+    overlay = None if args.dir else catalog.overlay_dir()
+    # krcg's VTES list is not a file of the cardmap: it is checked by the test suite, not here.
+    result = catalog.build(folder, overlay if overlay is not None else Path("/nonexistent"), with_vtes=False)
+    errors = [e for msgs in result.errors.values() for e in msgs]
+    count = sum(len(c) for c in result.cards.values())
+    if args.json:
+        print(json.dumps({"folder": str(folder), "games": sorted(result.games), "cards": count,
+                          "errors": errors}, ensure_ascii=False, indent=1))
+    else:
+        for e in errors:
+            print(e)
+        if not errors:
+            print(t("cards.valid", folder=folder, games=len(result.games), cards=count))
+    return 1 if errors else 0
+
+
+def _add(args, library) -> int:
+    from companion.cards.overlay import add_card, overlay_file
+    from companion.cards.yamlload import DataError
+    from companion.i18n import t
+
+    problem = _check_game(library, args.game)
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
+    game = library.game(args.game)
+    fields: dict = {"id": args.id, "name": args.name, "type": args.card_type, "text": args.text}
+    if args.en_name:
+        fields["names"] = {"en": args.en_name}
+    interactive = sys.stdin.isatty()
+    if interactive:
+        types = ", ".join(sorted(game.type_ids()))
+        for key, label in (("name", "Nom"), ("type", f"Type ({types})"), ("text", "Texte")):
+            while not fields.get(key):
+                fields[key] = input(t("cards.prompt", field=label)).strip()
+        if args.cost is None:
+            args.cost = input(t("cards.prompt", field="Coût (vide si aucun)")).strip() or None
+    missing = [k for k in ("name", "type", "text") if not fields.get(k)]
+    if missing:
+        print(t("cards.missing_fields", fields=", ".join(missing), first=missing[0]), file=sys.stderr)
+        return 2
+    if args.cost:
+        fields["cost"] = _parse_cost(args.cost, game.id)
+    if args.keywords:
+        fields["keywords"] = [k.strip() for k in args.keywords.split(",") if k.strip()]
+    if args.stat:
+        fields["stats"] = {k.strip(): _number(v.strip()) for k, _, v in (s.partition("=") for s in args.stat)}
+    try:
+        card = add_card(game, fields, set(library.load(game.id)))
+    except DataError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(card.to_json(), ensure_ascii=False))
+    else:
+        print(t("cards.added", ref=card.ref, path=overlay_file(game.id)))
+    return 0
+
+
+def _number(text: str) -> int | str:
+    return int(text) if text.lstrip("-").isdigit() else text
+
+
+def _parse_cost(text: str, game: str) -> dict[str, int] | str:
+    default_key = {"astral": "energy", "rise": "coins", "ascension": "runes"}.get(game, "any")
+    if text.isdigit():
+        return {default_key: int(text)}
+    parts = {}
+    for chunk in text.replace("+", ",").split(","):
+        key, sep, value = chunk.strip().partition("=")
+        if not sep or not value.strip().isdigit():
+            return text  # free text cost, shown as typed
+        parts[key.strip()] = int(value)
+    return parts
