@@ -73,8 +73,11 @@ def parse_card(shown: str, item: Any, where: str, game: GameInfo, overlay: bool 
     else:
         cost = c.counts("cost")
         cost_display = cost_text(game.id, cost, game.card_language)
+    points = c.get("points", int, default=0)
+    if points < 0:
+        raise c.fail("points", f"expected a whole number of 0 or more, got the number {points}")
     extra: dict[str, Any] = {"type": card_type, "subtypes": c.str_list("subtypes"), "cost": cost,
-                             "points": c.get("points", int, default=0), "overlay": overlay}
+                             "points": points, "overlay": overlay}
     if c.get("stats", dict) is not None:
         extra["stats"] = _plain(item["stats"])
     if c.get("source", str):
