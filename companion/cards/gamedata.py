@@ -29,6 +29,7 @@ class GlossaryEntry:
     text: dict[str, str]
     aliases: tuple[str, ...] = ()
     see: tuple[str, ...] = ()
+    confirmed: bool = True  # false when the seed names a term without defining it clearly
 
     def name(self, lang: str = "fr") -> str:
         return self.names.get(lang) or self.names.get("fr") or self.id
@@ -133,13 +134,14 @@ def load_game(path: Path, shown: str | None = None) -> GameInfo:
     glossary_raw = top.get("glossary", list, required=True)
     for i, item in enumerate(glossary_raw):
         c = Checker(shown, item, f"glossary[{i}]")
-        c.only({"id", "names", "aliases", "kind", "text", "see"})
+        c.only({"id", "names", "aliases", "kind", "text", "see", "confirmed"})
         kind = c.get("kind", str, required=True)
         if kind not in GLOSSARY_KINDS:
             raise c.fail("kind", f"expected one of {', '.join(sorted(GLOSSARY_KINDS))}, got {kind!r}")
         glossary.append(GlossaryEntry(
             game=game_id, id=c.ident("id"), names=c.texts("names"), kind=kind,
-            text=c.texts("text"), aliases=tuple(c.str_list("aliases")), see=tuple(c.str_list("see"))))
+            text=c.texts("text"), aliases=tuple(c.str_list("aliases")), see=tuple(c.str_list("see")),
+            confirmed=c.get("confirmed", bool, default=True)))
     _unique(shown, glossary_raw, [g.id for g in glossary], "glossary")
 
     rules = []

@@ -17,17 +17,18 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from rapidfuzz import fuzz, process
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import OSA
 
 from companion.cards.model import Card
 
 T = TypeVar("T")
 _NON_WORD = re.compile(r"[^0-9a-z]+")
+_LIGATURES = str.maketrans({"œ": "oe", "æ": "ae", "ø": "o", "đ": "d", "ł": "l"})
 
 
 def normalize(text: str) -> str:
     """Lower case, no accents, words separated by single spaces: 'Sérénité' → 'serenite'."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    decomposed = unicodedata.normalize("NFKD", text.casefold().translate(_LIGATURES))
     plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return _NON_WORD.sub(" ", plain).strip()
 
@@ -101,7 +102,7 @@ class DocIndex(Generic[T]):
                     offer(self._name_map[w], 2.4 + 0.5 * len(word) / len(w), "name")
         edits = max_edits(word)
         if edits:
-            for w, dist, _ in process.extract(word, self._name_words, scorer=Levenshtein.distance,
+            for w, dist, _ in process.extract(word, self._name_words, scorer=OSA.distance,
                                               score_cutoff=edits, limit=None):
                 if dist:
                     offer(self._name_map[w], 2.2 - 0.4 * dist, "name")
@@ -191,10 +192,27 @@ class SearchIndex:
         if type or cost is not None or clan:
             base = allowed if allowed is not None else set(range(len(self._docs)))
             t, c = normalize(type or ""), normalize(clan or "")
-            allowed = {i for i in base if (not t or any(x.startswith(t) for x in self._docs[i].attrs["types"]))
-                       and (cost is None or self._docs[i].attrs["cost"] == cost)
-                       and (not c or any(x.startswith(c) for x in self._docs[i].attrs["groups"]))}
+            allowed = {i for i in base if self._has(i, "types", t) and self._has(i, "groups", c)
+                       and (cost is None or self._docs[i].attrs["cost"] == cost)}
         if not normalize(query):  # filters alone: list what they allow
             items = sorted(allowed or (), key=lambda i: self._docs[i].item.name)[:limit]
             return [Hit(self._docs[i].item, 0.0, "name") for i in items]
         return self._index.search(query, limit=limit, allowed=allowed)
+
+    def _has(self, i: int, attr: str, value: str) -> bool:
+        """Exact value ("toreador" is not "toreador antitribu"), or a prefix when no card has that
+        exact value, so that "act" still finds actions."""
+        if not value:
+            return True
+        values = self._docs[i].attrs[attr]
+        if value in values:
+            return True
+        if value not in self._known(attr):
+            return any(x.startswith(value) for x in values)
+        return False
+
+    def _known(self, attr: str) -> set[str]:
+        cache = self.__dict__.setdefault("_known_cache", {})
+        if attr not in cache:
+            cache[attr] = {v for d in self._docs for v in d.attrs[attr]}
+        return cache[attr]

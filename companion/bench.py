@@ -1,0 +1,68 @@
+"""Measurements of the performance budgets (DESIGN.md), reported as JSON by ``bench``."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+SEARCH_QUERIES = [
+    "govern the unaligned", "govrn unaligned", "Govern", "anson", "ansn", "deflection", "deflektion",
+    "majesty", "blod doll", "carna", "sebastien", "bleed", "torpor", "dominate", "tremere", "villein",
+    "dreams sphinx", "conditioning", "fortitude", "ashur tablets", "rafael", "alexandra", "potence",
+    "the rack", "zzzz",
+]
+
+
+def timings(fn: Callable[[], Any], runs: int) -> dict[str, float]:
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - start) * 1000)
+    return summarize(samples)
+
+
+def summarize(samples_ms: list[float]) -> dict[str, float]:
+    ordered = sorted(samples_ms)
+    return {
+        "n": len(ordered),
+        "p50_ms": round(statistics.median(ordered), 3),
+        "p95_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 3),
+        "max_ms": round(ordered[-1], 3),
+    }
+
+
+def bench_search(rounds: int = 20) -> dict[str, Any]:
+    from companion.cards.library import CardLibrary
+
+    library = CardLibrary()
+    library.search("warm up", game="vtes")  # builds the search structures once
+    samples = []
+    for _ in range(rounds):
+        for q in SEARCH_QUERIES:
+            start = time.perf_counter()
+            library.search(q, game="vtes")
+            samples.append((time.perf_counter() - start) * 1000)
+    result = summarize(samples)
+    result.update(cards=len(library.cards("vtes")), budget_p50_ms=2.0, ok=result["p50_ms"] < 2.0)
+    return result
+
+
+def bench_load(runs: int = 20) -> dict[str, Any]:
+    from companion.cards import index
+
+    start = time.perf_counter()
+    catalog, _ = index.load(rebuild=True)
+    cold_ms = (time.perf_counter() - start) * 1000
+    warm = timings(lambda: index.load(), runs)
+    return {
+        "games": sorted(catalog.games),
+        "cards": sum(len(c) for c in catalog.cards.values()),
+        "cold_build_ms": round(cold_ms, 1),
+        "warm": warm,
+        "budget_warm_ms": 150.0,
+        "budget_cold_ms": 5000.0,
+        "ok": warm["p95_ms"] < 150.0 and cold_ms < 5000.0,
+    }

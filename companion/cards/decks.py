@@ -1,0 +1,163 @@
+"""Deck lists checked against a game's deck rules (``deck.rules`` in its game.yaml).
+
+VTES lists are parsed by krcg's parser (TWD/TWDA, JOL, Lackey, VDB/Amaranth text); the other
+games use a plain ``3 Name`` / ``3x Name`` list, one card per line, ``#`` for comments.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.cards.library import CardLibrary
+from companion.cards.model import Card
+
+
+@dataclass
+class DeckReport:
+    game: str
+    cards: list[tuple[Card, int]] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)  # rule breaches: the deck is not legal
+    unreadable: list[tuple[int, str, str]] = field(default_factory=list)  # (line, text, reason)
+
+    @property
+    def legal(self) -> bool:
+        return not self.problems and not self.unreadable
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game, "legal": self.legal, "counts": self.counts, "problems": self.problems,
+            "unreadable": [{"line": n, "text": s, "reason": r} for n, s, r in self.unreadable],
+            "cards": [{"ref": c.ref, "name": c.name, "count": n} for c, n in self.cards],
+        }
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[tuple[int, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        line = getattr(record, "line", None)
+        message = record.getMessage()
+        match = re.search(r'failed to parse "(.*)"', message)
+        if match and line is not None:
+            self.lines.append((int(line), match.group(1)))
+
+
+def check(game: str, text: str, library: CardLibrary) -> DeckReport:
+    info = library.game(game)
+    rules = (info.deck.get("rules") if info else None) or {}
+    if game == "vtes":
+        return _check_vtes(text, library, rules)
+    report = _parse_plain(game, text, library)
+    _apply_rules(report, rules)
+    return report
+
+
+def _check_vtes(text: str, library: CardLibrary, rules: dict[str, Any]) -> DeckReport:
+    from krcg import deck as krcg_deck
+
+    from companion.cards.vtes import load_krcg
+
+    load_krcg()
+    report = DeckReport("vtes")
+    collector = _Collect()
+    logger = logging.getLogger("krcg")
+    logger.addHandler(collector)
+    propagate, logger.propagate = logger.propagate, False  # krcg's warnings become our report
+    try:
+        parsed = krcg_deck.Deck.from_txt(io.StringIO(text))
+    finally:
+        logger.removeHandler(collector)
+        logger.propagate = propagate
+    for line, content in collector.lines:
+        report.unreadable.append((line, content.strip(), "unknown card or unreadable line"))
+    crypt: list[tuple[Any, int]] = list(parsed.cards(lambda c: c.crypt))
+    library_cards: list[tuple[Any, int]] = list(parsed.cards(lambda c: c.library))
+    for kc, n in crypt + library_cards:
+        card = library.get(f"vtes:{kc.id}")
+        if card is not None:
+            report.cards.append((card, n))
+    crypt_count = sum(n for _, n in crypt)
+    library_count = sum(n for _, n in library_cards)
+    report.counts = {"crypt": crypt_count, "library": library_count}
+    groups = sorted({int(c.group) for c, _ in crypt if str(c.group).isdigit()})
+    report.counts["groups"] = groups  # type: ignore[assignment]
+    crypt_min = rules.get("crypt_min", 12)
+    lib_min, lib_max = rules.get("library_min", 40), rules.get("library_max", 90)
+    if crypt_count < crypt_min:
+        report.problems.append(f"crypte : {crypt_count} cartes, il en faut au moins {crypt_min}")
+    if not lib_min <= library_count <= lib_max:
+        report.problems.append(f"bibliothèque : {library_count} cartes, il en faut entre {lib_min} et {lib_max}")
+    span = rules.get("max_group_span", 2)
+    if groups and groups[-1] - groups[0] >= span:
+        report.problems.append(
+            f"groupes {', '.join(map(str, groups))} : la crypte doit tenir dans {span} groupes consécutifs")
+    for kc, _ in crypt + library_cards:
+        if getattr(kc, "banned", None):
+            report.problems.append(f"{kc.name} est bannie (depuis {kc.banned})")
+    return report
+
+
+_LINE = re.compile(r"^\s*(?:(\d+)\s*[xX×]?\s+)?(.+?)\s*$")
+
+
+def _parse_plain(game: str, text: str, library: CardLibrary) -> DeckReport:
+    report = DeckReport(game)
+    totals: Counter[str] = Counter()
+    by_ref: dict[str, Card] = {}
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line or line.endswith(":"):
+            continue  # blank, comment or a section header such as "Sbires:"
+        match = _LINE.match(line)
+        count = int(match.group(1)) if match and match.group(1) else 1
+        name = match.group(2) if match else line
+        card = library.get(name) or library.find_by_name(game, name)
+        if card is None:
+            hits = library.search(name, game=game, limit=2)
+            if hits and (len(hits) == 1 or hits[0].score > hits[1].score + 1) and hits[0].score >= 5:
+                card = hits[0].card
+        if card is None or card.game != game:
+            report.unreadable.append((number, raw.strip(), f"no card named {name!r} in {game}"))
+            continue
+        by_ref[card.ref] = card
+        totals[card.ref] += count
+    report.cards = [(by_ref[ref], n) for ref, n in totals.items()]
+    report.counts = {"total": sum(totals.values())}
+    for card, n in report.cards:
+        kind = card.extra.get("type") or (card.types[0] if card.types else "?")
+        report.counts[kind] = report.counts.get(kind, 0) + n
+    return report
+
+
+def _apply_rules(report: DeckReport, rules: dict[str, Any]) -> None:
+    total = report.counts.get("total", 0)
+    if "deck_size" in rules and total != rules["deck_size"]:
+        report.problems.append(f"{total} cartes, le paquet doit en compter {rules['deck_size']}")
+    if "max_cards" in rules and total > rules["max_cards"]:
+        report.problems.append(f"{total} cartes, au plus {rules['max_cards']}")
+    if "artifacts" in rules:
+        artifacts = report.counts.get("artifact", 0)
+        if artifacts != rules["artifacts"]:
+            report.problems.append(f"{artifacts} artefacts, il en faut {rules['artifacts']}")
+    for kind, bounds in (rules.get("composition") or {}).items():
+        have = report.counts.get(kind, 0)
+        if "exactly" in bounds and have != bounds["exactly"]:
+            report.problems.append(f"{kind} : {have}, il en faut exactement {bounds['exactly']}")
+        if "min" in bounds and have < bounds["min"]:
+            report.problems.append(f"{kind} : {have}, il en faut au moins {bounds['min']}")
+        if "max" in bounds and have > bounds["max"]:
+            report.problems.append(f"{kind} : {have}, au plus {bounds['max']}")
+    if rules.get("duplicates") is False:
+        keyword = rules.get("duplicates_keyword", "multiples")
+        for card, n in report.cards:
+            allowed = card.extra.get(keyword) or (card.extra.get("stats") or {}).get(keyword) or 1
+            if n > allowed:
+                report.problems.append(f"{card.name} : {n} exemplaires, {allowed} permis")
