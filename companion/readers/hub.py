@@ -311,6 +311,9 @@ class HubReader(Reader):
         if hello.proto != PROTOCOL:
             self.stats.malformed += 1
             self.stats.hello = hello
+            self._boot = None  # its other lines may mean something else: ignore them
+            for seat in list(self._seats):
+                self._lifted(seat)
             log.warning("hub %s speaks protocol %d; this companion speaks %d", self.url, hello.proto, PROTOCOL)
             return False  # not valid for us: the silence timer will report it
         first = self._boot is None
@@ -326,7 +329,8 @@ class HubReader(Reader):
         return True
 
     def _seat_count(self) -> int:
-        return self.stats.hello.seats if self.stats.hello else 0
+        hello = self.stats.hello
+        return hello.seats if hello and hello.proto == PROTOCOL else 0
 
     # --- events ---------------------------------------------------------------------------------
     def _laid(self, seat: int, uid: str) -> None:
