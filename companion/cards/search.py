@@ -142,12 +142,10 @@ class DocIndex(Generic[T]):
                 score += 5
             elif fulls:
                 score += 2 * max(fuzz.ratio(q, f) for f in fulls) / 100
-            hits.append(Hit(self.docs[d].item, round(score, 3), where.get(d, "text")))
-        hits.sort(key=lambda h: (-h.score, len(self._first_name(h.item))))
-        return hits[:limit]
-
-    def _first_name(self, item: Any) -> str:
-        return getattr(item, "name", "") if not isinstance(item, str) else item
+            # Shorter names first among equals: "Majesty" before "Mantle of the Bestial Majesty".
+            hits.append((-round(score, 3), len(fulls[0]) if fulls else 0, d))
+        hits.sort()
+        return [Hit(self.docs[d].item, -neg, where.get(d, "text")) for neg, _, d in hits[:limit]]
 
 
 def card_doc(card: Card) -> Doc[Card]:

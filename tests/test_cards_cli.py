@@ -1,0 +1,82 @@
+"""The cards and rules commands end to end, and users' own cards in the overlay."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import companion
+
+ROOT = Path(companion.__file__).resolve().parents[1]
+
+
+def run(*args: str, home: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    if home is not None:
+        env["COMPANION_HOME"] = str(home)
+    return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True,
+                          timeout=90, env=env, input=stdin)
+
+
+def test_search_show_stats_json() -> None:
+    found = run("cards", "search", "--game", "vtes", "govrn", "unaligned", "--json")
+    assert found.returncode == 0, found.stderr
+    hits = json.loads(found.stdout)
+    assert hits[0]["ref"] == "vtes:100845" and hits[0]["name"] == "Govern the Unaligned"
+    shown = json.loads(run("cards", "show", "vtes:100845", "--json").stdout)
+    assert shown["name"] == "Govern the Unaligned" and shown["rulings"]
+    assert "Bleed with +2 bleed" in shown["text"]
+    stats = json.loads(run("cards", "stats", "--json").stdout)
+    assert stats["vtes"]["cards"] > 4000
+    missing = run("cards", "show", "vtes:999999999")
+    assert missing.returncode == 2 and "vtes:999999999" in missing.stderr
+
+
+def test_user_card_is_added_searchable_scannable_and_survives_a_reinstall(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    added = run("cards", "add", "--game", "rise", "--name", "Gardienne des Braises", "--type",
+                _a_rise_type(), "--text", "Quand elle entre en jeu, gagnez une pièce.", "--stat", "pv=4",
+                "--json", home=home)
+    assert added.returncode == 0, added.stderr
+    card = json.loads(added.stdout)
+    assert card["ref"] == "rise:gardienne-des-braises"
+    overlay = home / "data" / "cards" / "rise.yaml"
+    assert overlay.exists()
+    assert ROOT not in overlay.resolve().parents  # never inside the installed program
+    # The index is a cache: throwing it away (as a reinstall or an upgrade does) keeps the card.
+    for cached in (home / "cache").glob("*"):
+        cached.unlink()
+    found = json.loads(run("cards", "search", "--game", "rise", "gardiene braise", "--json", home=home).stdout)
+    assert found[0]["ref"] == "rise:gardienne-des-braises"
+    shown = json.loads(run("cards", "show", "rise:gardienne-des-braises", "--json", home=home).stdout)
+    assert shown["extra"]["stats"] == {"pv": 4} and shown["extra"]["overlay"] is True
+    # Scannable: a tag holding the reference resolves to the user's card.
+    scan = run("console", "--reader", "sim:rise:gardienne-des-braises", "--count", "1", "--json", home=home)
+    assert json.loads(scan.stdout.splitlines()[0])["name"] == "Gardienne des Braises"
+    again = run("cards", "add", "--game", "rise", "--name", "Gardienne des Braises", "--type", _a_rise_type(),
+                "--text", "x", home=home)
+    assert again.returncode == 2 and "already used" in again.stderr
+
+
+def test_add_refuses_bad_input_clearly(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    wrong_type = run("cards", "add", "--game", "rise", "--name", "X", "--type", "dragon-volant", "--text", "t",
+                     home=home)
+    assert wrong_type.returncode == 2 and "unknown card type 'dragon-volant'" in wrong_type.stderr
+    missing = run("cards", "add", "--game", "rise", "--name", "X", home=home, stdin="")
+    assert missing.returncode == 2 and "type" in missing.stderr
+    assert not (home / "data" / "cards" / "rise.yaml").exists()
+
+
+def test_rules_search() -> None:
+    result = run("rules", "--game", "rise", "invocateur", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)
+
+
+def _a_rise_type() -> str:
+    from companion.cards.catalog import build, cardmap_dir
+
+    game = build(cardmap_dir(), overlay=Path("/nonexistent"), with_vtes=False).games["rise"]
+    return sorted(game.type_ids())[0]
