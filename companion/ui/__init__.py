@@ -1,0 +1,11 @@
+"""The Kivy app: screens, kv files, theme. The only package that imports Kivy.
+
+Kivy reads the process's command line and installs its own console logger when it is first
+imported; the companion has its own arguments and its own messages, so both are turned off
+here, before any module of this package can import Kivy.
+"""
+
+import os
+
+os.environ.setdefault("KIVY_NO_ARGS", "1")
+os.environ.setdefault("KIVY_LOG_MODE", "PYTHON")

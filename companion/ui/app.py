@@ -1,0 +1,282 @@
+"""The Kivy app: a window that shows (and, through companion.speech, says) each card laid.
+
+Data flows one way. Readers report TagEvents in their own threads; the app resolves them to
+Scans there too (resolving may wait for the card library) and hands each Scan to the Kivy main
+thread with ``Clock.schedule_once``. Screens only show state; keys send intents (repeat, quit)
+to the app. The card library is loaded in a thread started after the first frame, so the
+window appears at once with "Chargement des cartes…".
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import threading
+from functools import partial
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.uix.screenmanager import NoTransition, ScreenManager
+
+from companion import i18n, paths
+from companion.cards.library import CardLibrary
+from companion.i18n import t
+from companion.readers.base import Reader, open_reader
+from companion.readers.events import TagEvent
+from companion.tags.collection import load_uid_map
+from companion.tags.resolve import Resolver, Scan
+from companion.ui import fonts
+from companion.ui.screens.card import CardScreen, reader_label
+from companion.ui.theme import PALETTES, TEXT_SCALE_MAX, TEXT_SCALE_MIN, theme
+from companion.ui.voice import Voice
+
+log = logging.getLogger(__name__)
+
+WINDOW_ENV = "COMPANION_WINDOW"  # "800x480" (default: the Raspberry Pi 7" screen), "1280x800", "fullscreen"
+DEFAULT_WINDOW = (800, 480)
+TEXT_SCALES = ("1.0", "1.25", "1.5", "1.75", "2.0")
+KEY_ESCAPE = 27
+
+
+class Root(ScreenManager):
+    """The window's content: one screen at a time; text sizes follow its size."""
+
+    def on_size(self, _widget: Root, size: tuple[float, float]) -> None:
+        theme.fit(*size)
+
+
+def build_root() -> Root:
+    theme.font_name = fonts.register()
+    root = Root(transition=NoTransition())
+    root.add_widget(CardScreen(name="card"))
+    theme.fit(*root.size)
+    return root
+
+
+def _one_line(errors: object) -> str:
+    if isinstance(errors, list | tuple):
+        return "; ".join(str(e) for e in errors)
+    return str(errors)
+
+
+class CompanionApp(App):
+    use_kivy_settings = False
+
+    def __init__(self, reader_path: str | None, library: CardLibrary | None = None,
+                 voice: Voice | None = None, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.reader_path = reader_path
+        self.library = library if library is not None else CardLibrary()  # loads nothing yet
+        self.voice = voice if voice is not None else Voice(lang=i18n.language())
+        self.reader: Reader | None = None
+        self.resolver: Resolver | None = None
+        self.last_scan: Scan | None = None
+        self.first_frame_after: float | None = None  # seconds from process start, when known
+        self._ready = threading.Event()  # set once the card library is loaded (or failed)
+        self._started = False
+        self._load_errors = ""
+
+    # --- Kivy life cycle -------------------------------------------------------------
+    def build(self) -> Root:
+        self.title = t("app.title")
+        root = build_root()
+        self.apply_config()
+        card = root.get_screen("card")
+        card.where = reader_label(self.reader_path or "")
+        return root
+
+    def build_config(self, config) -> None:
+        config.setdefaults("display", {"text_scale": "1.0", "palette": "contrast-dark"})
+
+    def get_application_config(self, defaultpath: str = "") -> str:
+        # Kivy's default is next to the code; the user's settings belong with their files.
+        return str(paths.config_dir() / "companion.ini")
+
+    def build_settings(self, settings) -> None:
+        panel = [
+            {"type": "options", "title": t("settings.text_scale"), "desc": t("settings.text_scale.desc"),
+             "section": "display", "key": "text_scale", "options": list(TEXT_SCALES)},
+            {"type": "options", "title": t("settings.palette"), "desc": t("settings.palette.desc"),
+             "section": "display", "key": "palette", "options": list(PALETTES)},
+        ]
+        settings.add_json_panel(t("settings.display"), self.config, data=json.dumps(panel))
+
+    def on_config_change(self, config, section: str, key: str, value: str) -> None:
+        if section == "display":
+            self.apply_config()
+
+    def apply_config(self) -> None:
+        if self.config is None:
+            return
+        try:
+            scale = float(self.config.get("display", "text_scale"))
+        except (ValueError, TypeError):
+            scale = 1.0  # a hand-edited file with a typo must not stop the app
+        theme.text_scale = max(TEXT_SCALE_MIN, min(TEXT_SCALE_MAX, scale))
+        theme.use_palette(self.config.get("display", "palette"))
+
+    def on_start(self) -> None:
+        from kivy.core.window import Window
+
+        Window.bind(on_keyboard=self._on_keyboard)
+        Window.bind(on_flip=self._on_first_flip)
+
+    def on_stop(self) -> None:
+        from kivy.core.window import Window
+
+        Window.unbind(on_keyboard=self._on_keyboard)
+        self.shutdown()
+
+    def shutdown(self) -> None:
+        reader, self.reader = self.reader, None
+        if reader is not None:
+            reader.stop(timeout=1.0)
+        self.voice.close()
+
+    # --- start-up, after the first frame is on screen -----------------------------------
+    def _on_first_flip(self, window) -> None:
+        window.unbind(on_flip=self._on_first_flip)
+        self.first_frame_after = seconds_since_process_start()
+        if self.first_frame_after is not None:
+            log.info("first frame %.2f s after process start", self.first_frame_after)
+        self.start_background()
+
+    def start_background(self) -> None:
+        """Load the cards and start the reader; both run off the main thread."""
+        if self._started:
+            return
+        self._started = True
+        threading.Thread(target=self._load_cards, name="card library", daemon=True).start()
+        if not self.reader_path:
+            return
+        try:
+            self.reader = open_reader(self.reader_path)
+        except ValueError:
+            self._notice(t("error.bad_reader", path=self.reader_path))
+            return
+        self.reader.start(self._on_tag_event)
+
+    def _load_cards(self) -> None:
+        errors: dict[str, str] = {}
+        try:
+            for game in self.library.games:  # the first call reads the card index
+                self.library.load(game)
+            errors = {g: _one_line(e) for g, e in self.library.errors().items()}
+            self.resolver = Resolver(self.library, load_uid_map())
+        except Exception as exc:  # the window stays useful: tags are then reported as unknown
+            log.exception("loading the cards failed")
+            errors = {"*": f"{type(exc).__name__}: {exc}"}
+        finally:
+            self._ready.set()
+        Clock.schedule_once(partial(self._cards_loaded, errors))
+
+    def _cards_loaded(self, errors: dict[str, str], *_args) -> None:
+        self.card_screen.show_waiting(loading=False)
+        self._load_errors = "; ".join(t("ui.cards_failed", game=g, detail=d) for g, d in errors.items())
+        self._notice("")
+
+    # --- reader thread ----------------------------------------------------------------
+    def _on_tag_event(self, event: TagEvent) -> None:
+        if event.kind in ("laid", "unreadable"):
+            self._ready.wait()
+            scan = self._resolve(event)
+            Clock.schedule_once(partial(self._show_scan, scan))
+        else:
+            Clock.schedule_once(partial(self._reader_news, event))
+
+    def _resolve(self, event: TagEvent) -> Scan:
+        if self.resolver is not None:
+            try:
+                return self.resolver.resolve(event)
+            except Exception as exc:  # tag contents are untrusted; a bad one is an unknown card
+                log.exception("resolving a tag from %s failed", event.reader)
+                return Scan(event, "unknown", detail=f"{type(exc).__name__}: {exc}")
+        return Scan(event, "unknown", detail=self._load_errors or t("ui.loading"))
+
+    # --- main thread ----------------------------------------------------------------
+    @property
+    def card_screen(self) -> CardScreen:
+        return self.root.get_screen("card")
+
+    def _show_scan(self, scan: Scan, *_args) -> None:
+        self.show_scan(scan)
+
+    def show_scan(self, scan: Scan) -> None:
+        self.last_scan = scan
+        self._notice("")
+        self.card_screen.show_scan(scan)
+        self.voice.scan(scan)
+
+    def _reader_news(self, event: TagEvent, *_args) -> None:
+        if event.kind == "lifted":
+            self._notice(t("card.lifted"))
+        elif event.kind == "reader-lost":
+            self._notice(t("reader.lost", path=event.reader, detail=event.detail))
+        elif event.kind == "reader-ready":
+            self._notice("")
+
+    def _notice(self, text: str) -> None:
+        """Reader news in the header; a failure to load cards stays there until fixed."""
+        if self.root is not None:
+            self.card_screen.notice = " · ".join(x for x in (text, self._load_errors) if x)
+
+    def _on_keyboard(self, _window, key: int, _scancode: int, _codepoint: str, modifiers: list[str]) -> bool:
+        if key == KEY_ESCAPE or (key == ord("q") and "ctrl" in modifiers):
+            self.stop()
+            return True
+        if key == ord("r") and not {"ctrl", "alt", "meta"} & set(modifiers):
+            self.voice.repeat()
+            return True
+        return False
+
+
+def seconds_since_process_start() -> float | None:
+    """Age of this process from the kernel's clock (Linux), for the cold-start budget."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        with open("/proc/uptime", encoding="ascii") as f:
+            uptime = float(f.read().split()[0])
+        return uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def configure_window() -> None:
+    """Window size and input before Kivy creates the window (it reads Config only then)."""
+    from kivy.config import Config
+
+    wanted = os.environ.get(WINDOW_ENV, "").strip().lower()
+    if wanted == "fullscreen":
+        Config.set("graphics", "fullscreen", "auto")
+    else:
+        width, height = DEFAULT_WINDOW
+        if "x" in wanted:
+            w, _, h = wanted.partition("x")
+            if w.isdigit() and h.isdigit():
+                width, height = int(w), int(h)
+        Config.set("graphics", "width", str(width))
+        Config.set("graphics", "height", str(height))
+    Config.set("kivy", "exit_on_escape", "0")  # Escape goes through the app, which stops the readers
+    Config.set("input", "mouse", "mouse,multitouch_on_demand")  # no red dots on right click
+
+
+def run_app(reader: str) -> int:
+    configure_window()
+    from kivy.core.window import Window
+
+    if Window is None:  # no GL, no SDL: the console companion still works
+        print(t("ui.no_window"), file=sys.stderr)
+        from companion import console
+
+        return console.main(reader, speak=True, lang=i18n.language())
+    app = CompanionApp(reader_path=reader)
+    try:
+        app.run()
+    except KeyboardInterrupt:
+        print(t("console.bye"), file=sys.stderr)
+    finally:
+        app.shutdown()
+    return 0

@@ -1,0 +1,85 @@
+"""The app's one door to companion.speech.
+
+Speech runs on its own thread, so the window never waits for a voice, and it is imported on
+first use, so a missing or broken speech package leaves the app silent (and says so in the log)
+instead of taking the window down.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections import deque
+from collections.abc import Callable
+
+from companion.tags.resolve import Scan
+
+log = logging.getLogger(__name__)
+
+
+class Voice:
+    def __init__(self, lang: str = "fr", enabled: bool = True) -> None:
+        self.lang = lang
+        self.enabled = enabled
+        self.last_scan: Scan | None = None
+        self.sent: deque[str] = deque(maxlen=50)  # refs handed to speech, newest last (log, tests)
+        self._queue: queue.SimpleQueue[Scan | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._speak_scan: Callable[[Scan], object] | None = None
+        self._broken = False
+
+    def scan(self, scan: Scan) -> None:
+        """A card was laid: speak it (a newer scan replaces one not yet spoken)."""
+        self.last_scan = scan
+        self._submit(scan)
+
+    def repeat(self) -> bool:
+        """Speak the last card again; False when there is none yet."""
+        if self.last_scan is None:
+            return False
+        self._submit(self.last_scan)
+        return True
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join(1.0)
+            self._thread = None
+
+    def _submit(self, scan: Scan) -> None:
+        self.sent.append(scan.ref or scan.uid)
+        if not self.enabled or self._broken:
+            return
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._work, name="ui speech", daemon=True)
+            self._thread.start()
+        self._queue.put(scan)
+
+    def _load(self) -> bool:
+        if self._speak_scan is None and not self._broken:
+            try:
+                from companion.speech import speak_scan_callback
+
+                self._speak_scan = speak_scan_callback(self.lang)
+            except Exception:
+                log.exception("speech unavailable; the app goes on without a voice")
+                self._broken = True
+        return self._speak_scan is not None
+
+    def _work(self) -> None:
+        while True:
+            item = self._queue.get()
+            # Only the newest scan matters: a card laid while another was queued replaces it.
+            while item is not None:
+                try:
+                    newer = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                item = newer
+            if item is None or not self._load():
+                return
+            try:
+                self._speak_scan(item)  # type: ignore[misc]
+            except Exception:
+                log.exception("speech failed for %s", item.ref or item.uid)
