@@ -1,0 +1,448 @@
+"""What is said, written for the ear: cards, scans and table changes turned into utterances.
+
+The words are data (phrases.yaml, French and English); this module only assembles them. A card
+is spoken in two languages at once: its name and its own text in the card's language (VTES
+cards are English), the words around them (type, cost, "capacité") in the listener's language.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Literal
+
+import yaml
+
+from companion.speech.numbers import number_words, signed_words
+
+LANGS = ("fr", "en")
+Verbosity = Literal["short", "normal", "full"]
+VERBOSITIES: tuple[str, ...] = ("short", "normal", "full")
+
+
+@dataclass(frozen=True)
+class Utterance:
+    text: str
+    lang: str = "fr"
+
+
+@functools.cache
+def _all() -> dict[str, Any]:
+    text = resources.files(__package__).joinpath("phrases.yaml").read_text(encoding="utf-8")
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(text, Loader=loader)
+
+
+def data(lang: str) -> dict[str, Any]:
+    """The phrase tree of one language; an unknown language falls back to French."""
+    table = _all()
+    return table.get(lang) or table["fr"]
+
+
+def _lang(lang: str) -> str:
+    return lang if lang in LANGS else "fr"
+
+
+# ---------------------------------------------------------------------------------------------
+# Text for the ear
+
+# Ruling references ("[LSJ 20010108]", "[RBK equip]") mean nothing to the ear.
+_RULING_REF = re.compile(r"\s*\[[A-Z]{2,5}\s+[a-z0-9][^\]]*\]")
+_CARD_LINK = re.compile(r"\{([^{}]{1,80})\}")
+_ITALIC = re.compile(r"(?<![\w/])/([A-Z][^/\n]{0,40}?)/(?![\w/])")
+_BRACKET = re.compile(r"\[([A-Za-z0-9 ]{1,30})\]")
+_RANGED = re.compile(r"(?<![\w.])(\d+)R\b")
+_TIMES_X = re.compile(r"(?<![\w.])(\d+)X\b")
+_SIGNED = re.compile(r"(?<![\d\w.])([+-])(\d+)\b|(?<=[A-Za-z])([+-])(\d+)\b")
+_ORDINAL = re.compile(r"\b\d+(?:st|nd|rd|th|e|er|ère|ème)\b")
+_NUMBER = re.compile(r"(?<![\d.,])\d+(?![\d])")
+_DOT_NUMBER = re.compile(r"(?<![\w.])\.(\d+)\b")  # ".44 Magnum"
+_NUMBERED_ICON = re.compile(r"^(\d+) (.+)$")
+
+
+@functools.cache
+def _replacements(lang: str) -> tuple[tuple[re.Pattern[str], str], ...]:
+    out = []
+    for old, new in data(lang)["text"]["replace"]:
+        # Word-like ends only match whole words, so that "eg." never eats the end of "leg.".
+        pattern = ("(?<!\\w)" if re.match(r"\w", old) else "") + re.escape(old)
+        pattern += "(?!\\w)" if re.search(r"\w$", old) else ""
+        out.append((re.compile(pattern), new))
+    return tuple(out)
+
+
+def _game_data(lang: str, game: str) -> dict[str, Any]:
+    return data(lang).get("games", {}).get(game, {}) or {}
+
+
+def _bracket(m: re.Match[str], lang: str, game: str) -> str:
+    inner = m.group(1).strip()
+    text = data(lang)["text"]
+    disciplines = {**_game_data(lang, "vtes").get("disciplines", {}), **_game_data(lang, game).get("disciplines", {})}
+    code = inner.lower()
+    if code in disciplines and " " not in inner:
+        name = disciplines[code]
+        if code == "flight":  # a discipline with a single level, always printed upper-case
+            return " " + text["discipline_single"].format(name=name) + " "
+        template = text["discipline_superior"] if inner.isupper() else text["discipline_inferior"]
+        return " " + template.format(name=name) + " "
+    icons = text["icons"]
+    if code in icons:
+        return " " + icons[code] + " "
+    numbered = _NUMBERED_ICON.match(code)
+    if numbered:
+        word = icons.get(numbered.group(2), numbered.group(2))
+        return f" {number_words(int(numbered.group(1)), lang)} {word} "
+    return " " + code + " "
+
+
+def for_the_ear(text: str, lang: str = "fr", game: str = "") -> str:
+    """Card text made speakable: symbols, icons, discipline marks and numbers as words."""
+    lang = _lang(lang)
+    if not text:
+        return ""
+    s = _RULING_REF.sub("", text)
+    s = _CARD_LINK.sub(r"\1", s)
+    s = _ITALIC.sub(r"\1", s)
+    s = _BRACKET.sub(lambda m: _bracket(m, lang, game), s)
+    for pattern, new in _replacements(lang):
+        s = pattern.sub(new, s)
+    for short, long in (_game_data(lang, game).get("abbreviations") or {}).items():
+        s = re.sub(rf"(?<!\w){re.escape(short)}(?!\w)", long, s)
+    ranged = data(lang)["text"]["ranged"]
+    s = _RANGED.sub(lambda m: ranged.format(n=number_words(int(m.group(1)), lang)), s)
+    s = _TIMES_X.sub(lambda m: f"{number_words(int(m.group(1)), lang)} X", s)
+    s = _SIGNED.sub(lambda m: " " + signed_words(_signed(m), lang) + " ", s)
+    s = _DOT_NUMBER.sub(r"\1", s)
+    s = _ordinal_safe_numbers(s, lang)
+    # A line break on the card is a pause for the ear.
+    lines = [line.strip() for line in s.splitlines() if line.strip()]
+    s = " ".join(line if line[-1] in ".:;!?" or i == len(lines) - 1 else line + "."
+                 for i, line in enumerate(lines))
+    s = re.sub(r"\s+", " ", s)
+    s = re.sub(r"\s+([.,;:!?)])", r"\1", s)
+    s = re.sub(r"([(])\s+", r"\1", s)
+    s = re.sub(r":\s*:", ":", s)
+    return s.strip()
+
+
+def _signed(m: re.Match[str]) -> int:
+    sign, digits = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    value = int(digits)
+    return -value if sign == "-" else value
+
+
+def _ordinal_safe_numbers(s: str, lang: str) -> str:
+    # Ordinals ("47th", "3e") are left to the voice, which reads them well; plain numbers are not.
+    parts: list[str] = []
+    last = 0
+    for m in _ORDINAL.finditer(s):
+        parts.append(_NUMBER.sub(lambda n: number_words(int(n.group(0)), lang), s[last:m.start()]))
+        parts.append(m.group(0))
+        last = m.end()
+    parts.append(_NUMBER.sub(lambda n: number_words(int(n.group(0)), lang), s[last:]))
+    return "".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Cards
+
+_GROUP = re.compile(r"\s*\(G(\d+)\)\s*$")
+_ADVANCED = re.compile(r"\s*\(ADV\)\s*")
+
+
+def _spoken_name(card: Any, lang: str) -> tuple[str, int | None]:
+    name = getattr(card, "names", {}).get(lang) or card.name
+    group = None
+    m = _GROUP.search(name)
+    if m:
+        group = int(m.group(1))
+        name = name[: m.start()]
+    name = _ADVANCED.sub(", " + data(lang)["card"]["advanced"] + " ", name).strip(" ,")
+    return name, group
+
+
+def _join(items: list[str], lang: str) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + f" {data(lang)['text']['and']} " + items[-1]
+
+
+def _types(card: Any, lang: str) -> str:
+    names = _game_data(lang, card.game).get("types") or {}
+    spoken = [names.get(t, t) for t in card.types]
+    return _join([for_the_ear(t, lang, card.game) for t in spoken], lang)
+
+
+def _feminine_nouns(lang: str, game: str) -> set[str]:
+    counters = _game_data(lang, game).get("counters") or {}
+    return {c["name"].casefold() for c in counters.values() if c.get("feminine")}
+
+
+def _cost(card: Any, lang: str) -> str:
+    """The cost as words in the listener's language, or "" when the card costs nothing."""
+    phrases = data(lang)["card"]
+    extra = getattr(card, "extra", {}) or {}
+    parts = []
+    for key in ("pool_cost", "blood_cost", "conviction_cost"):
+        value = extra.get(key)
+        if value in (None, ""):
+            continue
+        amount = number_words(int(value), lang) if str(value).isdigit() else str(value)
+        parts.append(phrases["cost_" + key.split("_")[0]].format(n=amount))
+    if parts:
+        return _join(parts, lang)
+    if extra.get("crypt") or not card.cost:
+        return ""
+    # Other games print costs like "2 Or + 1 Vie": each amount agrees with its noun.
+    feminine = _feminine_nouns(card.lang, card.game)
+    pieces = []
+    for piece in re.split(r"\s*(?:\+|,|;| et | and )\s*", card.cost.strip()):
+        m = re.match(r"^(\d+)\s+(.+)$", piece)
+        if m:
+            noun = m.group(2).strip()
+            fem = noun.casefold() in feminine
+            pieces.append(f"{number_words(int(m.group(1)), card.lang, fem)} {for_the_ear(noun, card.lang, card.game)}")
+        elif piece:
+            pieces.append(for_the_ear(piece, card.lang, card.game))
+    return _join(pieces, card.lang)
+
+
+def _crypt_line(card: Any, lang: str, group: int | None) -> str:
+    phrases = data(lang)["card"]
+    extra = card.extra
+    bits = [_types(card, lang)]
+    bits += [phrases["clan"].format(clan=c) for c in extra.get("clans") or []]
+    if extra.get("capacity") not in (None, ""):
+        bits.append(phrases["capacity"].format(n=number_words(int(extra["capacity"]), lang)))
+    if extra.get("group") not in (None, "") and str(extra["group"]).isdigit():
+        group = int(extra["group"])
+    if group is not None:
+        bits.append(phrases["group"].format(n=number_words(group, lang)))
+    if extra.get("title"):
+        bits.append(phrases["title"].format(title=for_the_ear(str(extra["title"]), lang, card.game)))
+    return ", ".join(b for b in bits if b) + "."
+
+
+VIRTUES = frozenset({"def", "inn", "jud", "mar", "red", "ven", "viz"})
+
+
+def _disciplines_line(card: Any, lang: str) -> str:
+    """Grouped by level, superior first: the way players read a crypt card."""
+    phrases = data(lang)["card"]
+    names = _game_data(lang, "vtes").get("disciplines") or {}
+    groups: dict[str, list[str]] = {"disciplines_superior": [], "disciplines_inferior": [],
+                                    "disciplines_single": [], "virtues": []}
+    for code in card.extra.get("disciplines") or []:
+        low = code.lower()
+        name = names.get(low, code)
+        if low in VIRTUES:
+            groups["virtues"].append(name)
+        elif low == "flight":
+            groups["disciplines_single"].append(name)
+        else:
+            groups["disciplines_superior" if code.isupper() else "disciplines_inferior"].append(name)
+    said = [phrases[key].format(list=_join(items, lang)) for key, items in groups.items() if items]
+    return " ".join(_sentence(x) for x in said) if said else phrases["no_discipline"]
+
+
+def card_speech(card: Any, verbosity: str = "normal", lang: str = "fr",
+                glossary: Callable[[str], str | None] | None = None) -> list[Utterance]:
+    """What to say for a card: short = name and cost; normal = everything printed on it;
+    full = also its flavour text, its keywords explained (with ``glossary``) and its rulings.
+
+    ``glossary(keyword)`` returns the definition of a keyword in ``lang``, or None.
+    """
+    lang = _lang(lang)
+    verbosity = verbosity if verbosity in VERBOSITIES else "normal"
+    card_lang = _lang(getattr(card, "lang", "fr"))
+    phrases = data(lang)["card"]
+    name, group = _spoken_name(card, card_lang)
+    out: list[Utterance] = [Utterance(phrases["name"].format(name=for_the_ear(name, card_lang, card.game)), card_lang)]
+    extra = getattr(card, "extra", {}) or {}
+    crypt = bool(extra.get("crypt"))
+    cost = _cost(card, lang)
+    if verbosity == "short":
+        if crypt and extra.get("capacity") not in (None, ""):
+            out.append(Utterance(phrases["capacity"].format(n=number_words(int(extra["capacity"]), lang)) + ".", lang))
+        elif cost:
+            out.append(Utterance(phrases["cost"].format(cost=cost), lang))
+        return _merged(out)
+    if not getattr(card, "confirmed", True):
+        out.append(Utterance(phrases["unconfirmed"], lang))
+    if crypt:
+        out.append(Utterance(_crypt_line(card, lang, group), lang))
+        out.append(Utterance(_disciplines_line(card, lang), lang))
+    else:
+        if card.types:
+            out.append(Utterance(phrases["types"].format(types=_types(card, lang)), lang))
+        if cost:
+            out.append(Utterance(phrases["cost"].format(cost=cost), lang))
+    body = for_the_ear(card.text, card_lang, card.game)
+    if body:
+        out.append(Utterance(body, card_lang))
+    if verbosity == "full":
+        out += _full_extras(card, lang, card_lang, glossary)
+    return _merged(out)
+
+
+def _full_extras(card: Any, lang: str, card_lang: str,
+                 glossary: Callable[[str], str | None] | None) -> list[Utterance]:
+    phrases = data(lang)["card"]
+    out: list[Utterance] = []
+    if getattr(card, "flavor", ""):
+        out.append(Utterance(phrases["flavor"], lang))
+        out.append(Utterance(for_the_ear(card.flavor, card_lang, card.game), card_lang))
+    if glossary is not None:
+        disciplines = _game_data(lang, card.game).get("disciplines") or {}
+        explained = []
+        for keyword in card.keywords:
+            try:
+                definition = glossary(keyword)
+            except Exception:  # a broken glossary must not silence the card
+                definition = None
+            if definition:
+                term = disciplines.get(keyword.lower(), keyword)
+                explained.append(phrases["keyword"].format(term=term, definition=for_the_ear(definition, lang, card.game)))
+        if explained:
+            out.append(Utterance(phrases["keywords"], lang))
+            out += [Utterance(e if e[-1] in ".!?" else e + ".", lang) for e in explained]
+    rulings = [for_the_ear(r, card_lang, card.game) for r in getattr(card, "rulings", ())]
+    rulings = [r for r in rulings if r]
+    if rulings:
+        out.append(Utterance(phrases["rulings"], lang))
+        out += [Utterance(r, card_lang) for r in rulings]
+    return out
+
+
+def _sentence(text: str) -> str:
+    """One spoken sentence: capital first letter, one full stop at the end."""
+    text = text.strip()
+    if not text:
+        return ""
+    if text[0].islower():
+        text = text[0].upper() + text[1:]
+    text = re.sub(r"([.!?…])[.\s]+$", r"\1", text)
+    return text if text[-1] in ".!?…" else text.rstrip(":;,") + "."
+
+
+def _merged(utterances: Iterable[Utterance]) -> list[Utterance]:
+    """Neighbours in one language become one utterance: fewer voice switches, smoother speech."""
+    out: list[Utterance] = []
+    for u in utterances:
+        u = Utterance(_sentence(u.text), u.lang)
+        if not u.text:
+            continue
+        if out and out[-1].lang == u.lang:
+            out[-1] = Utterance(f"{out[-1].text} {u.text}", u.lang)
+        else:
+            out.append(u)
+    return out
+
+
+def text_of(utterances: Iterable[Utterance]) -> str:
+    return " ".join(u.text for u in utterances)
+
+
+# ---------------------------------------------------------------------------------------------
+# Scans, table changes, game events
+
+def scan_speech(status: str, lang: str = "fr") -> list[Utterance]:
+    """Calm words for a tag that names no card (``unknown``, ``unreadable``, ``lifted``)."""
+    lang = _lang(lang)
+    phrases = data(lang)["scan"]
+    return [Utterance(phrases.get(status, phrases["unknown"]), lang)]
+
+
+def counter_names(game: str, counter: str) -> dict[str, str]:
+    """The spoken names of one counter of one game, by language (empty when unknown)."""
+    out = {}
+    for lang in LANGS:
+        entry = (_game_data(lang, game).get("counters") or {}).get(counter)
+        if entry:
+            out[lang] = entry["name"]
+    return out
+
+
+def _counter_entry(names: str | Mapping[str, str], lang: str, game: str) -> tuple[str, dict[str, Any]]:
+    if isinstance(names, str):
+        game, _, counter = names.partition(".")
+        entry = (_game_data(lang, game).get("counters") or {}).get(counter)
+        if entry is None:
+            return names, {}
+        return entry["name"], entry
+    name = names.get(lang) or names.get("fr") or next(iter(names.values()), "")
+    # A name given by the table engine still finds its gender and on/off phrases in the data.
+    games = [game] if game else list(data(lang).get("games", {}))
+    for g in games:
+        for entry in (_game_data(lang, g).get("counters") or {}).values():
+            if entry["name"].casefold() == name.casefold():
+                return name, entry
+    return name, {}
+
+
+def change_speech(seat_name: str | None, counter_names: str | Mapping[str, str], delta: int, value: int,
+                  lang: str = "fr", game: str = "") -> list[Utterance]:
+    """A change of the table, briefly: who, what, how much, the new value.
+
+    ``counter_names`` is either the names by language (``{"fr": "réserve", "en": "pool"}``) or
+    a key into the phrase data, ``"game.counter"`` (``"vtes.pool"``), which also knows a
+    counter's gender and its on/off phrases (the VTES Edge). ``delta`` 0 announces a value set.
+    """
+    lang = _lang(lang)
+    phrases = data(lang)["change"]
+    counter, entry = _counter_entry(counter_names, lang, game)
+    if not game and isinstance(counter_names, str):
+        game = counter_names.partition(".")[0]
+    counter = for_the_ear(counter, lang, game)
+    seat = (seat_name or "").strip()
+    if "on" in entry and value in (0, 1) and seat:
+        return [Utterance(entry["on" if value else "off"].format(seat=seat), lang)]
+    fem = bool(entry.get("feminine"))
+    value_words = number_words(int(value), lang, fem)
+    if delta == 0:
+        template = phrases["set"] if seat else phrases["set_no_seat"]
+        return [Utterance(template.format(seat=seat, counter=counter, value=value_words), lang)]
+    shown = (phrases["value_down"] if delta < 0 else phrases["value_up"]).format(value=value_words)
+    template = phrases["seat"] if seat else phrases["no_seat"]
+    text = template.format(seat=seat, counter=counter, delta=signed_words(int(delta), lang, fem), value=shown)
+    return [Utterance(text, lang)]
+
+
+def game_speech(key: str, lang: str = "fr", **values: Any) -> list[Utterance]:
+    """A game event from phrase data (``turn``, ``phase``, ``undo``...); integers become words."""
+    lang = _lang(lang)
+    template = data(lang)["game"].get(key)
+    if template is None:
+        return []
+    spoken = {k: number_words(v, lang) if isinstance(v, int) and not isinstance(v, bool) else v
+              for k, v in values.items()}
+    return [Utterance(template.format(**spoken), lang)]
+
+
+def spell_speech(name: str, lang: str = "fr") -> list[Utterance]:
+    """A name letter by letter, with the letter names of ``lang`` (accents said in words)."""
+    lang = _lang(lang)
+    spell = data(lang)["spell"]
+    words = []
+    for ch in name:
+        low = ch.lower()
+        if ch.isspace():
+            words.append(spell["space"])
+        elif ch in "-‐–":
+            words.append(spell["hyphen"])
+        elif ch in "'’":
+            words.append(spell["apostrophe"])
+        elif low in spell["accents"]:
+            words.append(spell["accents"][low])
+        elif low in spell["letters"]:
+            words.append(spell["letters"][low])
+        elif ch.isdigit():
+            words.append(number_words(int(ch), lang))
+        elif ch.isalnum():
+            words.append(ch)
+    # Commas make every engine pause between letters.
+    return [Utterance(", ".join(words) + ".", lang)] if words else []
