@@ -306,7 +306,8 @@ def _full_extras(card: Any, lang: str, card_lang: str,
                 definition = None
             if definition:
                 term = disciplines.get(keyword.lower(), keyword)
-                explained.append(phrases["keyword"].format(term=term, definition=for_the_ear(definition, lang, card.game)))
+                spoken = for_the_ear(definition, lang, card.game)
+                explained.append(phrases["keyword"].format(term=term, definition=spoken))
         if explained:
             out.append(Utterance(phrases["keywords"], lang))
             out += [Utterance(e if e[-1] in ".!?" else e + ".", lang) for e in explained]
