@@ -13,3 +13,5 @@ os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
 os.environ.setdefault("KIVY_NO_FILELOG", "1")
 os.environ.setdefault("KIVY_HOME", os.path.join(_home, "kivy"))
 os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
+# Tests make no sound unless one asks for a voice (COMPANION_SPEECH=espeak through monkeypatch).
+os.environ.setdefault("COMPANION_SPEECH", "silent")
