@@ -29,6 +29,21 @@ def keyword_entries(card: Card, game: GameInfo | None) -> list[GlossaryEntry]:
     return list(seen.values())
 
 
+def type_names(card: Card, game: GameInfo | None, lang: str = "fr") -> list[str]:
+    """The card's types as words a player knows ("Artefact", not "artifact")."""
+    names = []
+    for type_id in card.types:
+        known = next((ct for ct in game.card_types if ct.id == type_id), None) if game else None
+        term = None if known else find_term(game, type_id)
+        if known is not None:
+            names.append(known.names.get(lang) or known.names.get("fr") or type_id)
+        elif term is not None:
+            names.append(term.name(lang))
+        else:
+            names.append(type_id)
+    return names
+
+
 def card_lines(card: Card, game: GameInfo | None, lang: str = "fr") -> list[str]:
     """The whole card as text lines, for a terminal or a screen reader."""
     from companion.i18n import t
@@ -38,7 +53,7 @@ def card_lines(card: Card, game: GameInfo | None, lang: str = "fr") -> list[str]
     if other:
         lines.append("  " + " / ".join(other))
     if card.types:
-        lines.append(f"{t('card.type', lang=lang)} : {', '.join(card.types)}")
+        lines.append(f"{t('card.type', lang=lang)} : {', '.join(type_names(card, game, lang))}")
     if card.cost:
         lines.append(f"{t('card.cost', lang=lang)} : {card.cost}")
     for key in ("capacity", "group", "title", "points"):
