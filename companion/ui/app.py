@@ -77,6 +77,7 @@ class CompanionApp(App):
         self._ready = threading.Event()  # set once the card library is loaded (or failed)
         self._started = False
         self._load_errors = ""
+        self._reader_notice = ""
 
     # --- Kivy life cycle -------------------------------------------------------------
     def build(self) -> Root:
@@ -174,8 +175,11 @@ class CompanionApp(App):
 
     def _cards_loaded(self, errors: dict[str, str], *_args) -> None:
         self.card_screen.show_waiting(loading=False)
-        self._load_errors = "; ".join(t("ui.cards_failed", game=g, detail=d) for g, d in errors.items())
-        self._notice("")
+        # The full messages (file, line, reason) go to the log; the card screen keeps its room.
+        for game, detail in errors.items():
+            log.warning("cards of %s unavailable: %s", game, detail)
+        self._load_errors = t("ui.cards_failed", games=", ".join(errors)) if errors else ""
+        self._notice(self._reader_notice)
 
     # --- reader thread ----------------------------------------------------------------
     def _on_tag_event(self, event: TagEvent) -> None:
@@ -219,6 +223,7 @@ class CompanionApp(App):
 
     def _notice(self, text: str) -> None:
         """Reader news in the header; a failure to load cards stays there until fixed."""
+        self._reader_notice = text
         if self.root is not None:
             self.card_screen.notice = " · ".join(x for x in (text, self._load_errors) if x)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 
@@ -28,6 +29,7 @@ class Voice:
         self._thread: threading.Thread | None = None
         self._speak_scan: Callable[[Scan], object] | None = None
         self._broken = False
+        self._handing = False  # a scan taken from the queue, not yet given to the speaker
 
     def scan(self, scan: Scan) -> None:
         """A card was laid: speak it (a newer scan replaces one not yet spoken)."""
@@ -41,11 +43,34 @@ class Voice:
         self._submit(self.last_scan)
         return True
 
+    def speaker(self) -> object | None:
+        """companion.speech's Speaker once one has been made (None before the first scan)."""
+        get = getattr(self._speak_scan, "speaker", None)
+        return get() if callable(get) else None
+
+    def wait_idle(self, timeout: float = 5.0) -> bool:
+        """Wait until every scan handed over has reached the speaker and been said."""
+        deadline = time.monotonic() + timeout
+        while not self._queue.empty() or self._handing:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        speaker = self.speaker()
+        wait = getattr(speaker, "wait_idle", None)
+        return bool(wait(max(0.0, deadline - time.monotonic()))) if callable(wait) else True
+
     def close(self) -> None:
         if self._thread is not None:
             self._queue.put(None)
             self._thread.join(1.0)
             self._thread = None
+        speaker = self.speaker()
+        try:
+            close = getattr(speaker, "close", None)
+            if callable(close):
+                close()
+        except Exception:
+            log.exception("closing the speaker failed")
 
     def _submit(self, scan: Scan) -> None:
         self.sent.append(scan.ref or scan.uid)
@@ -54,6 +79,7 @@ class Voice:
         if self._thread is None:
             self._thread = threading.Thread(target=self._work, name="ui speech", daemon=True)
             self._thread.start()
+        self._handing = True  # before the put, so wait_idle never sees an empty queue too early
         self._queue.put(scan)
 
     def _load(self) -> bool:
@@ -77,9 +103,11 @@ class Voice:
                 except queue.Empty:
                     break
                 item = newer
-            if item is None or not self._load():
-                return
             try:
+                if item is None or not self._load():
+                    return
                 self._speak_scan(item)  # type: ignore[misc]
             except Exception:
-                log.exception("speech failed for %s", item.ref or item.uid)
+                log.exception("speech failed for %s", item.ref or item.uid if item else "")
+            finally:
+                self._handing = False
