@@ -52,11 +52,15 @@ def _lang(lang: str) -> str:
 # Ruling references ("[LSJ 20010108]", "[RBK equip]") mean nothing to the ear.
 _RULING_REF = re.compile(r"\s*\[[A-Z]{2,5}\s+[a-z0-9][^\]]*\]")
 _CARD_LINK = re.compile(r"\{([^{}]{1,80})\}")
+_LOOSE_REF = re.compile(r"\(?\b(?:Partial reversal of )?[A-Z]{2,4} \d{8}(?:-\d+)?\b\)?")
+_EMPHASIS = re.compile(r"\*([^*\n]{1,40})\*")
+_ANGLE = re.compile(r"<([A-Z][A-Z ]{1,30})>")
+_DOTTED = re.compile(r"\b\d+(?:\.\d+)+\b")
 _ITALIC = re.compile(r"(?<![\w/])/([A-Z][^/\n]{0,40}?)/(?![\w/])")
 _BRACKET = re.compile(r"\[([A-Za-z0-9 ]{1,30})\]")
-_RANGED = re.compile(r"(?<![\w.])(\d+)R\b")
-_TIMES_X = re.compile(r"(?<![\w.])(\d+)X\b")
-_SIGNED = re.compile(r"(?<![\d\w.])([+-])(\d+)\b|(?<=[A-Za-z])([+-])(\d+)\b")
+_RANGED = re.compile(r"(?<![\w.])([+-]?)(\d+)R\b")
+_TIMES_X = re.compile(r"(?<![\w.])([+-]?)(\d+)X\b")
+_SIGNED = re.compile(r"(?<![\d\w.])([+-])(\d+|X)\b|(?<=[A-Za-z])([+-])(\d+|X)\b")
 _ORDINAL = re.compile(r"\b\d+(?:st|nd|rd|th|e|er|ère|ème)\b")
 _NUMBER = re.compile(r"(?<![\d.,])\d+(?![\d])")
 _DOT_NUMBER = re.compile(r"(?<![\w.])\.(\d+)\b")  # ".44 Magnum"
@@ -105,7 +109,10 @@ def for_the_ear(text: str, lang: str = "fr", game: str = "") -> str:
     if not text:
         return ""
     s = _RULING_REF.sub("", text)
-    s = _CARD_LINK.sub(r"\1", s)
+    s = _LOOSE_REF.sub("", s)
+    s = _CARD_LINK.sub(r"\1", s).replace("{", "").replace("}", "")
+    s = _EMPHASIS.sub(r"\1", s)
+    s = _ANGLE.sub(lambda m: m.group(1).lower(), s)
     s = _ITALIC.sub(r"\1", s)
     s = _BRACKET.sub(lambda m: _bracket(m, lang, game), s)
     for pattern, new in _replacements(lang):
@@ -113,26 +120,46 @@ def for_the_ear(text: str, lang: str = "fr", game: str = "") -> str:
     for short, long in (_game_data(lang, game).get("abbreviations") or {}).items():
         s = re.sub(rf"(?<!\w){re.escape(short)}(?!\w)", long, s)
     ranged = data(lang)["text"]["ranged"]
-    s = _RANGED.sub(lambda m: ranged.format(n=number_words(int(m.group(1)), lang)), s)
-    s = _TIMES_X.sub(lambda m: f"{number_words(int(m.group(1)), lang)} X", s)
-    s = _SIGNED.sub(lambda m: " " + signed_words(_signed(m), lang) + " ", s)
+    s = _RANGED.sub(lambda m: ranged.format(n=_amount(m, lang)), s)
+    s = _TIMES_X.sub(lambda m: f"{_amount(m, lang)} X", s)
+    s = _SIGNED.sub(lambda m: _signed_text(m, lang), s)
     s = _DOT_NUMBER.sub(r"\1", s)
+    point = f" {data(lang)['text']['point']} "
+    s = _DOTTED.sub(lambda m: point.join(number_words(int(x), lang) for x in m.group(0).split(".")), s)
     s = _ordinal_safe_numbers(s, lang)
     # A line break on the card is a pause for the ear.
     lines = [line.strip() for line in s.splitlines() if line.strip()]
     s = " ".join(line if line[-1] in ".:;!?" or i == len(lines) - 1 else line + "."
                  for i, line in enumerate(lines))
     s = re.sub(r"\s+", " ", s)
-    s = re.sub(r"\s+([.,;:!?)])", r"\1", s)
+    # French typography keeps its space before ":" ";" "!" "?" (and it shows in --print).
+    s = re.sub(r"\s+([.,)])" if lang == "fr" else r"\s+([.,;:!?)])", r"\1", s)
+    if lang == "fr":
+        s = _feminine_agreement(s, game)
     s = re.sub(r"([(])\s+", r"\1", s)
     s = re.sub(r":\s*:", ":", s)
+    s = re.sub(r"\(\s*\)", "", s)
     return s.strip()
 
 
-def _signed(m: re.Match[str]) -> int:
+def _feminine_agreement(s: str, game: str) -> str:
+    # Numbers were spelled out masculine; "un" before a feminine noun becomes "une".
+    nouns = _feminine_nouns("fr", game) | {w.casefold() for w in data("fr")["text"].get("feminine_nouns", [])}
+    return re.sub(r"\bun(\s+)([\w'’-]+)",
+                  lambda m: ("une" if m.group(2).casefold() in nouns else "un") + m.group(1) + m.group(2), s)
+
+
+def _amount(m: re.Match[str], lang: str) -> str:
+    value = int(m.group(2))
+    return signed_words(-value if m.group(1) == "-" else value, lang) if m.group(1) else number_words(value, lang)
+
+
+def _signed_text(m: re.Match[str], lang: str) -> str:
     sign, digits = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    if digits == "X":
+        return " " + data(lang)["numbers"]["plus" if sign == "+" else "minus"] + " X "
     value = int(digits)
-    return -value if sign == "-" else value
+    return " " + signed_words(-value if sign == "-" else value, lang) + " "
 
 
 def _ordinal_safe_numbers(s: str, lang: str) -> str:
