@@ -1,0 +1,138 @@
+"""Play a game with command words, one per line from a script or standard input, and print
+each result, then the final state (the words are in docs/commands.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--game", help="vtes, ascension, res-arcana, rise or astral")
+    p.add_argument("--players", help='player names in table order, e.g. "Ann,Bob,Cy"')
+    p.add_argument("--seed", type=int, default=None, help="seed of the random draws (first player, dice)")
+    p.add_argument("--script", help="file of command words (default: standard input)")
+    p.add_argument("--journal", help="SQLite journal (default: the user data directory's games.sqlite3)")
+    p.add_argument("--json", action="store_true", help="print the final state as one JSON object")
+    p.add_argument("--strict", action="store_true", help="stop with exit status 3 at the first refused command")
+    p.add_argument("--resume", type=int, metavar="ID", help="go on with a saved game")
+    p.add_argument("--teams", action="store_true", help="Ascension: teams of two (4 or 6 players)")
+    p.add_argument("--list", action="store_true", help="list the saved games and exit")
+    p.add_argument("--export", choices=("text", "json"), help="print the game given by --resume and exit")
+    p.add_argument("--source", choices=("touch", "key", "scan", "script"), default=None,
+                   help="input source recorded with each event (default: script, or key on a terminal)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from companion import paths
+    from companion.i18n import language, t
+    from companion.table.commands import ParseError, Parser
+    from companion.table.data import GAMES, TableDataError
+    from companion.table.engine import Game, Refusal, render
+    from companion.table.journal import Journal, JournalError
+
+    lang = language()
+    out = sys.stdout
+    # With --json, stdout holds only the final JSON object; the running commentary goes to stderr.
+    talk = sys.stderr if args.json else sys.stdout
+
+    def say(line: str, stream=None) -> None:
+        print(line, file=stream or talk, flush=True)
+
+    path = args.journal or str(paths.data_dir() / "games.sqlite3")
+    try:
+        journal = Journal(path)
+    except JournalError as exc:
+        say(t("table.cli.journal_error", error=exc), sys.stderr)
+        return 2
+
+    if args.list:
+        rows = journal.games()
+        if args.json:
+            print(json.dumps([r.__dict__ for r in rows], ensure_ascii=False), file=out)
+        elif not rows:
+            say(t("table.cli.list_empty"))
+        else:
+            say(t("table.cli.games_head"))
+            for r in rows:
+                say(f"{r.id}\t{r.game}\t{', '.join(r.players)}\t{r.status}\t{r.events}\t{r.summary}")
+        return 0
+
+    try:
+        if args.resume is not None:
+            if journal.game(args.resume) is None:
+                say(t("table.cli.no_game", id=args.resume, path=path), sys.stderr)
+                return 2
+            if args.export:
+                from companion.table.export import export_json, export_text
+
+                if args.export == "json":
+                    print(json.dumps(export_json(journal, args.resume), ensure_ascii=False, indent=1), file=out)
+                else:
+                    out.write(export_text(journal, args.resume, lang))
+                return 0
+            game = Game.open(journal, args.resume)
+        else:
+            if not args.game or args.game not in GAMES:
+                say(t("table.cli.bad_game", game=args.game or "", games=", ".join(GAMES)), sys.stderr)
+                return 2
+            names = [n.strip() for n in (args.players or "").split(",") if n.strip()]
+            if not names:
+                say(t("table.cli.no_players"), sys.stderr)
+                return 2
+            options = {"teams": True} if args.teams else {}
+            try:
+                game = Game.new(journal, args.game, names, seed=args.seed, options=options,
+                                source=args.source or "script")
+            except Refusal as r:
+                say(t("table.refused", reason=render(None, r.key, r.values)), sys.stderr)
+                return 2
+            for line in game.opening.lines(lang):
+                say(line)
+    except TableDataError as exc:
+        say(t("table.cli.data_error", error=exc), sys.stderr)
+        return 2
+
+    say(t("table.cli.journal", path=path, id=game.id), sys.stderr)
+    if args.script:
+        try:
+            stream = open(args.script, encoding="utf-8")  # noqa: SIM115 - closed below
+        except OSError:
+            say(t("table.cli.script_missing", path=args.script), sys.stderr)
+            return 2
+    else:
+        stream = sys.stdin
+    source = args.source or ("key" if stream.isatty() else "script")
+    parser = Parser(game.data, [s["name"] for s in game.state["seats"]], source=source)
+    status = 0
+    try:
+        for number, line in enumerate(stream, 1):
+            try:
+                intent = parser.parse(line)
+            except ParseError as exc:
+                say(t("table.cli.line", line=number, text=t("table.refused", reason=exc.text(lang))))
+                if args.strict:
+                    status = 3
+                    break
+                continue
+            if intent is None:
+                continue
+            result = game.apply(intent)
+            for text in result.lines(lang):
+                say(text)
+            if not result.ok and args.strict:
+                status = 3
+                break
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+
+    if args.json:
+        print(json.dumps({**game.to_json(), "id": game.id, "journal": path}, ensure_ascii=False), file=out)
+    else:
+        say(t("table.cli.final"))
+        for line in game.status(lang):
+            say(line)
+    journal.close()
+    return status

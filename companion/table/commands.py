@@ -1,0 +1,309 @@
+"""Command words → intents. The same words for ``python -m companion table``, the console
+companion and a keyboard: ``pool 2 -3``, ``essence 2 or -1``, ``next``, ``undo``... (the whole
+list is in docs/commands.md).
+
+Seats are given by number (1 is the first seat in table order) or by name (any unambiguous
+beginning, accents and case ignored). Amounts carry their sign: ``+2``, ``-3``; ``=20`` sets.
+A line that cannot be understood raises ``ParseError`` with a message key and its values.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from companion.i18n import language, t
+from companion.table.data import TableData, fold
+from companion.table.engine import Intent
+
+
+class ParseError(Exception):
+    def __init__(self, key: str, **values: Any) -> None:
+        super().__init__(key)
+        self.key = key
+        self.values = values
+
+    def text(self, lang: str | None = None) -> str:
+        return t(self.key, lang or language(), **self.values)
+
+
+AMOUNT = re.compile(r"^([+\-=])\s*(\d+)$")
+
+# canonical verb → (words, games it belongs to or None for all)
+VERBS: dict[str, tuple[tuple[str, ...], tuple[str, ...] | None]] = {
+    "next": (("next", "suivant", "suite", "phase"), None),
+    "end": (("end", "fin", "finir"), None),
+    "undo": (("undo", "annuler", "annule"), None),
+    "redo": (("redo", "refaire", "retablir"), None),
+    "toss": (("toss", "coin", "pile", "lancer", "flip"), None),
+    "dice": (("dice", "die", "de", "des"), None),
+    "status": (("status", "etat", "state"), None),
+    "timer": (("timer", "chrono", "temps", "time"), None),
+    "help": (("help", "aide", "?"), None),
+    "pass": (("pass", "passe", "passer"), ("res-arcana",)),
+    "edge": (("edge", "avantage"), ("vtes",)),
+    "oust": (("oust", "evincer", "elimine", "eliminer"), ("vtes",)),
+    "withdraw": (("withdraw", "fuite", "fuir"), ("vtes",)),
+    "bleed": (("bleed", "saigner", "saignee"), ("vtes",)),
+    "vampire": (("vampire", "vamp"), ("vtes",)),
+    "blood": (("blood",), ("vtes",)),
+    "burn": (("burn", "bruler"), ("vtes",)),
+    "life": (("lifeloss", "perte", "loss"), ("res-arcana",)),
+    "put": (("put", "poser", "sur"), ("res-arcana",)),
+    "take": (("take", "recuperer", "vider"), ("res-arcana",)),
+    "restore": (("restore", "restauration", "restaurer"), ("rise",)),
+    "summon": (("summon", "sbire", "invoquer"), ("astral",)),
+    "power": (("power", "pouvoir"), ("astral",)),
+    "empty": (("empty", "vide", "deckvide"), ("astral",)),
+    "win": (("win", "victoire", "gagne"), ("astral",)),
+}
+CANCEL = {"cancel", "annule", "annuler", "rate", "echec", "fail"}
+NONE = {"none", "aucun", "personne", "-", "0", "burn", "bruler"}
+
+
+def verb_words(game: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for verb, (words, games) in VERBS.items():
+        if games is None or game in games:
+            for w in words:
+                out[w] = verb
+    return out
+
+
+class Parser:
+    def __init__(self, data: TableData, seat_names: list[str], source: str = "key") -> None:
+        self.data = data
+        self.names = seat_names
+        self.source = source
+        self.verbs = verb_words(data.id)
+
+    # -- tokens ---------------------------------------------------------------------------
+
+    def seat(self, token: str) -> int | None:
+        """0-based seat of a token (number or name), None if it is not one."""
+        if token.isdigit():
+            n = int(token)
+            if 1 <= n <= len(self.names):
+                return n - 1
+            raise ParseError("table.parse.no_seat", seat=n, count=len(self.names))
+        wanted = fold(token)
+        exact = [i for i, n in enumerate(self.names) if fold(n) == wanted]
+        if exact:
+            return exact[0]
+        hits = [i for i, n in enumerate(self.names) if fold(n).startswith(wanted)]
+        if len(hits) > 1:
+            raise ParseError("table.parse.ambiguous_seat", word=token,
+                             names=", ".join(self.names[i] for i in hits))
+        return hits[0] if hits else None
+
+    @staticmethod
+    def amount(token: str) -> tuple[str, int] | None:
+        m = AMOUNT.match(token)
+        if not m:
+            return None
+        sign, digits = m.groups()
+        return ("=", int(digits)) if sign == "=" else ("+", int(digits) * (-1 if sign == "-" else 1))
+
+    # -- lines ----------------------------------------------------------------------------
+
+    def parse(self, line: str) -> Intent | None:
+        """One command line → an intent; None for an empty line or a comment."""
+        text = line.strip()
+        if not text or text.startswith("#"):
+            return None
+        text = re.sub(r"(^|\s)#.*$", "", text).strip()  # a comment at the end of the line
+        if not text:
+            return None
+        try:
+            tokens = shlex.split(text)
+        except ValueError:
+            if '"' in text:
+                raise ParseError("table.parse.quotes") from None
+            tokens = text.split()  # a lone apostrophe, as in a name like D'Artagnan
+        # `+2` glued to a word (`pool2` is not supported, `pool +2` and `pool+2` are)
+        split: list[str] = []
+        for tok in tokens:
+            m = re.match(r"^(.*[^\s+\-=])([+\-=]\d+)$", tok)
+            split.extend([m.group(1), m.group(2)] if m and not tok[0].isdigit() else [tok])
+        word, rest = fold(split[0]), split[1:]
+        verb = self.verbs.get(word)
+        if verb is not None:
+            intent = getattr(self, f"_p_{verb}", self._p_plain)(verb, rest)
+        elif word in self.data.groups:
+            intent = self._p_group(word, rest)
+        elif word in self.data.words:
+            intent = self._p_counter(self.data.words[word], rest)
+        else:
+            raise ParseError("table.parse.unknown", word=split[0])
+        intent.source = self.source
+        intent.text = text
+        return intent
+
+    def _seat_and_amount(self, rest: list[str], what: str) -> tuple[int | None, tuple[str, int]]:
+        seat, amount = None, None
+        for tok in rest:
+            a = self.amount(tok)
+            if a is not None and amount is None:
+                amount = a
+                continue
+            s = self.seat(tok)
+            if s is not None and seat is None:
+                seat = s
+                continue
+            if tok.isdigit() or re.fullmatch(r"\d+", tok):
+                raise ParseError("table.parse.sign", word=tok)
+            raise ParseError("table.parse.unexpected", word=tok, command=what)
+        if amount is None:
+            raise ParseError("table.parse.no_amount", command=what)
+        return seat, amount
+
+    def _p_counter(self, cid: str, rest: list[str]) -> Intent:
+        seat, (mode, n) = self._seat_and_amount(rest, cid)
+        return Intent("counter", seat, {"counter": cid, "amount": n, "mode": mode})
+
+    def _p_group(self, group: str, rest: list[str]) -> Intent:
+        keys = self.data.groups[group]
+        cid = None
+        left = []
+        for tok in rest:
+            if cid is None and fold(tok) in keys and self.amount(tok) is None:
+                cid = keys[fold(tok)]
+            else:
+                left.append(tok)
+        if cid is None:
+            raise ParseError("table.parse.which", group=group, keys=", ".join(sorted(set(keys.values()))))
+        seat, (mode, n) = self._seat_and_amount(left, group)
+        return Intent("counter", seat, {"counter": cid, "amount": n, "mode": mode})
+
+    def _only_seat(self, verb: str, rest: list[str], required: bool = False) -> Intent:
+        if len(rest) > 1:
+            raise ParseError("table.parse.unexpected", word=rest[1], command=verb)
+        seat = self._need_seat(rest[0]) if rest else None
+        if required and seat is None:
+            raise ParseError("table.parse.need_seat", command=verb)
+        return Intent(verb, seat)
+
+    def _need_seat(self, token: str) -> int:
+        s = self.seat(token)
+        if s is None:
+            raise ParseError("table.parse.not_a_seat", word=token)
+        return s
+
+    def _count(self, token: str, verb: str) -> int:
+        if not token.isdigit() or int(token) < 1:
+            raise ParseError("table.parse.number", word=token, command=verb)
+        return int(token)
+
+    def _p_plain(self, verb: str, rest: list[str]) -> Intent:
+        return self._only_seat(verb, rest)
+
+    def _p_undo(self, verb: str, rest: list[str]) -> Intent:
+        if len(rest) > 1:
+            raise ParseError("table.parse.unexpected", word=rest[1], command=verb)
+        return Intent(verb, None, {"count": self._count(rest[0], verb) if rest else 1})
+
+    _p_redo = _p_undo
+
+    def _p_dice(self, verb: str, rest: list[str]) -> Intent:
+        if not rest:
+            return Intent(verb, None, {"sides": 6, "count": 1})
+        m = re.fullmatch(r"(\d*)[dD](\d+)|(\d+)", rest[0])
+        if not m or len(rest) > 1:
+            raise ParseError("table.parse.dice", word=" ".join(rest))
+        if m.group(3):
+            return Intent(verb, None, {"sides": int(m.group(3)), "count": 1})
+        return Intent(verb, None, {"sides": int(m.group(2)), "count": int(m.group(1) or 1)})
+
+    def _p_toss(self, verb: str, rest: list[str]) -> Intent:
+        return self._only_seat(verb, rest)
+
+    def _p_edge(self, verb: str, rest: list[str]) -> Intent:
+        if len(rest) != 1:
+            raise ParseError("table.parse.need_seat", command=verb)
+        if fold(rest[0]) in NONE:
+            return Intent(verb, None, {"none": True})
+        return Intent(verb, self._need_seat(rest[0]))
+
+    def _p_oust(self, verb: str, rest: list[str]) -> Intent:
+        return self._only_seat(verb, rest, required=True)
+
+    _p_empty = _p_oust
+    _p_win = _p_oust
+
+    def _p_withdraw(self, verb: str, rest: list[str]) -> Intent:
+        cancel = any(fold(x) in CANCEL for x in rest)
+        rest = [x for x in rest if fold(x) not in CANCEL]
+        intent = self._only_seat(verb, rest, required=True)
+        intent.args["cancel"] = cancel
+        return intent
+
+    def _p_bleed(self, verb: str, rest: list[str]) -> Intent:
+        if not rest or len(rest) > 2:
+            raise ParseError("table.parse.bleed")
+        seat = self._need_seat(rest[0]) if len(rest) == 2 else None
+        return Intent(verb, seat, {"amount": self._count(rest[-1].lstrip("+-"), verb)})
+
+    def _p_vampire(self, verb: str, rest: list[str]) -> Intent:
+        if len(rest) < 3:
+            raise ParseError("table.parse.vampire")
+        seat = self._need_seat(rest[0])
+        nums = []
+        body = rest[1:]
+        while body and body[-1].isdigit() and len(nums) < 2:
+            nums.insert(0, int(body.pop()))
+        if not body or not nums:
+            raise ParseError("table.parse.vampire")
+        args: dict[str, Any] = {"name": " ".join(body), "capacity": nums[0]}
+        if len(nums) == 2:
+            args["blood"] = nums[1]
+        return Intent(verb, seat, args)
+
+    def _p_blood(self, verb: str, rest: list[str]) -> Intent:
+        if len(rest) < 3 or self.amount(rest[-1]) is None:
+            raise ParseError("table.parse.blood")
+        mode, n = self.amount(rest[-1])
+        return Intent(verb, self._need_seat(rest[0]), {"name": " ".join(rest[1:-1]), "amount": n, "mode": mode})
+
+    def _p_burn(self, verb: str, rest: list[str]) -> Intent:
+        if len(rest) < 2:
+            raise ParseError("table.parse.burn")
+        return Intent(verb, self._need_seat(rest[0]), {"name": " ".join(rest[1:])})
+
+    def _p_pass(self, verb: str, rest: list[str]) -> Intent:
+        return self._only_seat(verb, rest)
+
+    def _p_life(self, verb: str, rest: list[str]) -> Intent:
+        if len(rest) < 2:
+            raise ParseError("table.parse.life")
+        seat = self._need_seat(rest[0])
+        return Intent(verb, seat, {"amount": self._count(rest[1].lstrip("-+"), verb), "pay": rest[2:]})
+
+    def _p_put(self, verb: str, rest: list[str]) -> Intent:
+        if len(rest) < 4 or self.amount(rest[-1]) is None:
+            raise ParseError("table.parse.put")
+        mode, n = self.amount(rest[-1])
+        return Intent(verb, self._need_seat(rest[0]),
+                      {"component": " ".join(rest[1:-2]), "essence": rest[-2], "amount": n, "mode": mode})
+
+    def _p_take(self, verb: str, rest: list[str]) -> Intent:
+        if len(rest) < 2:
+            raise ParseError("table.parse.take")
+        return Intent(verb, self._need_seat(rest[0]), {"component": " ".join(rest[1:])})
+
+    def _p_restore(self, verb: str, rest: list[str]) -> Intent:
+        if len(rest) != 1 or rest[0] not in ("1", "2"):
+            raise ParseError("table.parse.restore")
+        return Intent(verb, None, {"cards": int(rest[0])})
+
+    def _p_summon(self, verb: str, rest: list[str]) -> Intent:
+        if len(rest) > 1:
+            raise ParseError("table.parse.unexpected", word=rest[1], command=verb)
+        cost = 0
+        if rest:
+            if not rest[0].isdigit():
+                raise ParseError("table.parse.number", word=rest[0], command=verb)
+            cost = int(rest[0])
+        return Intent(verb, None, {"cost": cost})
+
+    _p_power = _p_summon

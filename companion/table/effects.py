@@ -1,0 +1,79 @@
+"""Effects: the changes an event makes to the state, as plain set operations with the value
+before and after. The state is a JSON tree; an effect is ``{"p": path, "o": old, "n": new}``
+(``o`` absent: the key was added; ``n`` absent: it was removed).
+
+Recording the values rather than re-running the rules makes replay independent of the rules
+code (a journal written by an older version replays the same) and makes undo exact: apply the
+effects of an event backwards with ``o`` and ``n`` swapped.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+Effect = dict[str, Any]
+
+
+def _same(a: Any, b: Any) -> bool:
+    # True == 1 in Python; a flag turning into a number is still a change.
+    return type(a) is type(b) and a == b
+
+
+def diff(old: Any, new: Any, path: tuple = ()) -> list[Effect]:
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[Effect] = []
+        for k in old:
+            if k not in new:
+                out.append({"p": [*path, k], "o": old[k]})
+            else:
+                out.extend(diff(old[k], new[k], (*path, k)))
+        for k in new:
+            if k not in old:
+                out.append({"p": [*path, k], "n": new[k]})
+        return out
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new) and path:
+        out = []
+        for i, (a, b) in enumerate(zip(old, new, strict=True)):
+            out.extend(diff(a, b, (*path, i)))
+        return out
+    if _same(old, new):
+        return []
+    if not path:
+        raise ValueError("the state root must stay a mapping")
+    return [{"p": list(path), "o": old, "n": new}]
+
+
+def _set(state: Any, path: list, present: bool, value: Any) -> None:
+    node = state
+    for key in path[:-1]:
+        node = node[key]
+    last = path[-1]
+    if present:
+        node[last] = value
+    elif isinstance(node, dict):
+        node.pop(last, None)
+
+
+def apply(state: dict, effects: list[Effect]) -> None:
+    """Apply effects forwards, in place."""
+    for e in effects:
+        _set(state, e["p"], "n" in e, copy.deepcopy(e.get("n")))
+
+
+def revert(state: dict, effects: list[Effect]) -> None:
+    """Apply effects backwards, in place: the state before them."""
+    for e in reversed(effects):
+        _set(state, e["p"], "o" in e, copy.deepcopy(e.get("o")))
+
+
+def inverse(effects: list[Effect]) -> list[Effect]:
+    out = []
+    for e in reversed(effects):
+        r: Effect = {"p": e["p"]}
+        if "n" in e:
+            r["o"] = e["n"]
+        if "o" in e:
+            r["n"] = e["o"]
+        out.append(r)
+    return out

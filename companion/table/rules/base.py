@@ -1,0 +1,360 @@
+"""What every game shares: seats in table order, counters with bounds, turns and phases with
+their reminders, the first player drawn fairly, dice and coins, the round timer.
+
+A game's module subclasses ``Rules`` and overrides hooks (``on_turn_start``, ``check_change``...)
+or adds verbs (``verb_oust``). Handlers work on ``ctx.s``, a copy of the state; they refuse with
+``ctx.refuse(key, ...)`` before changing anything they would have to take back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion.i18n import t
+from companion.table.data import TableData
+from companion.table.engine import Change, Ctx, Intent, Refusal, render
+
+
+class Rules:
+    after_over: frozenset[str] = frozenset()
+
+    def __init__(self, data: TableData) -> None:
+        self.data = data
+        self.p = data.params
+
+    # -- set-up ---------------------------------------------------------------------------
+
+    def check_players(self, names: list[str], options: dict[str, Any]) -> None:
+        if any(not n for n in names):
+            raise Refusal("table.refuse.empty_name")
+        if len({n.casefold() for n in names}) != len(names):
+            raise Refusal("table.refuse.same_names")
+        if any(n.isdigit() for n in names):
+            raise Refusal("table.refuse.numeric_name")
+        if not self.data.seats_min <= len(names) <= self.data.seats_max:
+            raise Refusal("table.refuse.seat_count", game=self.data.name(), min=self.data.seats_min,
+                          max=self.data.seats_max, count=len(names))
+
+    def initial_state(self, players: list[str], seed: int, options: dict[str, Any], now: float) -> dict[str, Any]:
+        seats = [{"name": n, "c": self.start_counters(i, len(players), options), "out": False, "turns": 0}
+                 for i, n in enumerate(players)]
+        return {"game": self.data.id, "seed": seed, "rng": 0, "options": options, "seats": seats,
+                "shared": {cid: c.start for cid, c in self.data.shared.items()},
+                "first": None, "active": None, "turn": 0, "round": 0, "phase": None,
+                "over": False, "winner": [], "clock": {"start": now, "turn": now, "round": now}}
+
+    def start_counters(self, seat: int, n: int, options: dict[str, Any]) -> dict[str, int | None]:
+        return {cid: c.start for cid, c in self.data.counters.items()}
+
+    def draw_first(self, ctx: Ctx, intent: Intent) -> None:
+        n = len(ctx.s["seats"])
+        first = ctx.rand(n)
+        ctx.payload.update(draw=first, of=n)
+        ctx.s["first"] = first
+        ctx.note("table.first_player", name=ctx.name(first))
+        self.on_first_player(ctx, first)
+        ctx.s["round"] = 1
+        self.start_turn(ctx, first)
+
+    def on_first_player(self, ctx: Ctx, first: int) -> None:
+        """Set-up that depends on who plays first (Rise's coins)."""
+
+    # -- seats and order ------------------------------------------------------------------
+
+    def in_play(self, s: dict[str, Any]) -> list[int]:
+        return [i for i, seat in enumerate(s["seats"]) if not seat["out"]]
+
+    def next_in_play(self, s: dict[str, Any], seat: int) -> int | None:
+        n = len(s["seats"])
+        for k in range(1, n + 1):
+            j = (seat + k) % n
+            if not s["seats"][j]["out"]:
+                return j
+        return None
+
+    def prev_in_play(self, s: dict[str, Any], seat: int) -> int | None:
+        n = len(s["seats"])
+        for k in range(1, n + 1):
+            j = (seat - k) % n
+            if not s["seats"][j]["out"]:
+                return j
+        return None
+
+    def position(self, s: dict[str, Any], seat: int) -> int:
+        """0 for the first player, 1 for the one after, ... in table order."""
+        return (seat - s["first"]) % len(s["seats"])
+
+    def seat_of(self, ctx: Ctx, intent: Intent, default_active: bool = True) -> int:
+        seat = intent.seat
+        if seat is None:
+            if not default_active or ctx.s["active"] is None:
+                ctx.refuse("table.refuse.which_seat")
+            seat = ctx.s["active"]
+        if not 0 <= seat < len(ctx.s["seats"]):
+            ctx.refuse("table.refuse.no_seat", seat=seat + 1)
+        return seat
+
+    def seat_in_play(self, ctx: Ctx, intent: Intent) -> int:
+        seat = self.seat_of(ctx, intent)
+        if ctx.s["seats"][seat]["out"]:
+            ctx.refuse("table.refuse.seat_out", name=ctx.name(seat))
+        return seat
+
+    # -- turns and phases -----------------------------------------------------------------
+
+    def first_phase(self, ctx: Ctx, seat: int) -> int:
+        return 0
+
+    def start_turn(self, ctx: Ctx, seat: int) -> None:
+        s = ctx.s
+        s["active"] = seat
+        s["turn"] += 1
+        s["seats"][seat]["turns"] += 1
+        s["clock"]["turn"] = ctx.now
+        s["phase"] = self.first_phase(ctx, seat)
+        ctx.note("table.turn", name=ctx.name(seat), turn=s["seats"][seat]["turns"], round=s["round"])
+        self.on_turn_start(ctx, seat)
+        if not s["over"]:
+            self.enter_phase(ctx)
+
+    def enter_phase(self, ctx: Ctx) -> None:
+        phase = self.data.phases[ctx.s["phase"]]
+        key = "table.phase" if phase.remind() else "table.phase_bare"
+        ctx.note(key, phase=f"@p:{phase.id}", reminder=f"@r:{phase.id}")
+        self.on_phase_enter(ctx, phase.id)
+
+    def phase_id(self, s: dict[str, Any]) -> str | None:
+        return None if s["phase"] is None else self.data.phases[s["phase"]].id
+
+    def end_turn(self, ctx: Ctx) -> None:
+        cur = ctx.s["active"]
+        self.on_turn_end(ctx, cur)
+        for cid, c in self.data.counters.items():
+            if c.clear == "turn":
+                ctx.s["seats"][cur]["c"][cid] = c.start
+        if not ctx.s["over"]:
+            self.advance_from(ctx, cur)
+
+    def advance_from(self, ctx: Ctx, cur: int) -> None:
+        """Hand the turn to the next seat in play after ``cur``; a new round when it wraps."""
+        s = ctx.s
+        nxt = self.next_seat(ctx, cur)
+        if nxt is None:
+            return
+        if self.position(s, nxt) <= self.position(s, cur):
+            self.on_round_end(ctx)
+            if s["over"]:
+                return
+            s["round"] += 1
+            s["clock"]["round"] = ctx.now
+            self.on_round_start(ctx)
+        self.start_turn(ctx, nxt)
+
+    def next_seat(self, ctx: Ctx, cur: int) -> int | None:
+        return self.next_in_play(ctx.s, cur)
+
+    # hooks
+    def on_turn_start(self, ctx: Ctx, seat: int) -> None: ...
+    def on_turn_end(self, ctx: Ctx, seat: int) -> None: ...
+    def on_phase_enter(self, ctx: Ctx, phase: str) -> None: ...
+    def before_leave_phase(self, ctx: Ctx, phase: str) -> None: ...
+    def on_round_end(self, ctx: Ctx) -> None: ...
+    def on_round_start(self, ctx: Ctx) -> None: ...
+
+    def finish(self, ctx: Ctx, winners: list[int], key: str = "table.over", **values: Any) -> None:
+        ctx.s["over"] = True
+        ctx.s["winner"] = sorted(winners)
+        ctx.note(key, winners=[ctx.name(w) for w in sorted(winners)], **values)
+
+    # -- counters -------------------------------------------------------------------------
+
+    def value(self, s: dict[str, Any], seat: int | None, cid: str) -> int | None:
+        return s["shared"][cid] if seat is None else s["seats"][seat]["c"][cid]
+
+    def bounds(self, s: dict[str, Any], seat: int | None, cid: str) -> tuple[int | None, int | None]:
+        c = self.data.counter(cid)
+        hi = c.max
+        if isinstance(hi, str):
+            hi = s["seats"][seat]["c"][hi[1:]]
+        return c.min, hi
+
+    def change(self, ctx: Ctx, seat: int | None, cid: str, amount: int, mode: str = "+",
+               quiet: bool = False) -> int:
+        """Move one counter within its bounds, or refuse; returns the new value."""
+        s = ctx.s
+        who = ctx.name(seat) if seat is not None else t("table.shared")
+        old = self.value(s, seat, cid)
+        if mode == "+" and old is None:
+            ctx.refuse("table.refuse.unset", name=who, counter=f"@c:{cid}")
+        new = amount if mode == "=" else old + amount
+        lo, hi = self.bounds(s, seat, cid)
+        if lo is not None and new < lo:
+            if mode == "+" and lo == 0:
+                ctx.refuse("table.refuse.not_enough", name=who, counter=f"@c:{cid}", value=old, amount=-amount)
+            ctx.refuse("table.refuse.below_min", name=who, counter=f"@c:{cid}", min=lo)
+        if hi is not None and new > hi:
+            ctx.refuse("table.refuse.above_max", name=who, counter=f"@c:{cid}", max=hi, value=old)
+        self.check_change(ctx, seat, cid, old, new)
+        self.set_value(ctx, seat, cid, new, quiet=quiet)
+        return new
+
+    def set_value(self, ctx: Ctx, seat: int | None, cid: str, new: int, quiet: bool = False) -> None:
+        """Set a counter without checking its bounds (a rule's own consequence), and tell."""
+        s = ctx.s
+        old = self.value(s, seat, cid)
+        if seat is None:
+            s["shared"][cid] = new
+        else:
+            s["seats"][seat]["c"][cid] = new
+        delta = new - (old or 0)
+        who = ctx.name(seat) if seat is not None else t("table.shared")
+        c = self.data.counter(cid)
+        ctx.changes.append(Change(seat, who, cid, dict(c.names), delta, new))
+        if not quiet:
+            ctx.note("table.counter", name=who, counter=f"@c:{cid}", delta=f"{delta:+d}", value=new)
+        self.on_counter_changed(ctx, seat, cid, old, new)
+
+    def check_change(self, ctx: Ctx, seat: int | None, cid: str, old: int | None, new: int) -> None:
+        """Refuse a change the game forbids beyond plain bounds."""
+
+    def on_counter_changed(self, ctx: Ctx, seat: int | None, cid: str, old: int | None, new: int) -> None:
+        """Consequences of a change (ousting, a win at 12 stars...)."""
+
+    # -- verbs shared by every game -------------------------------------------------------
+
+    def verb_counter(self, ctx: Ctx, intent: Intent) -> None:
+        cid = intent.args["counter"]
+        c = self.data.counter(cid)
+        seat = None if c.scope == "shared" else self.seat_in_play(ctx, intent)
+        ctx.type = "counter"
+        ctx.payload["counter"] = cid
+        self.change(ctx, seat, cid, int(intent.args["amount"]), intent.args.get("mode", "+"))
+
+    def verb_next(self, ctx: Ctx, intent: Intent) -> None:
+        s = ctx.s
+        self.before_leave_phase(ctx, self.phase_id(s))
+        if s["phase"] + 1 < len(self.data.phases):
+            s["phase"] += 1
+            self.enter_phase(ctx)
+        else:
+            self.end_turn(ctx)
+
+    def verb_end(self, ctx: Ctx, intent: Intent) -> None:
+        if intent.seat is not None and intent.seat != ctx.s["active"]:
+            ctx.refuse("table.refuse.not_your_turn", name=ctx.name(intent.seat), active=ctx.name(ctx.s["active"]))
+        self.end_turn(ctx)
+
+    def verb_pass(self, ctx: Ctx, intent: Intent) -> None:
+        ctx.refuse("table.refuse.not_in_game", verb="pass", game=self.data.name())
+
+    def verb_toss(self, ctx: Ctx, intent: Intent) -> None:
+        side = ctx.rand(2)
+        keys = self.p.get("toss", ["table.toss.heads", "table.toss.tails"])
+        ctx.payload["result"] = side
+        ctx.s["roll"] = {"kind": "toss", "result": side}
+        who = ctx.name(ctx.s["active"]) if ctx.s["active"] is not None else ""
+        ctx.note("table.tossed", name=who, result=f"@t:{keys[side]}")
+
+    def verb_dice(self, ctx: Ctx, intent: Intent) -> None:
+        sides = int(intent.args.get("sides", 6))
+        count = int(intent.args.get("count", 1))
+        if not 2 <= sides <= 100 or not 1 <= count <= 10:
+            ctx.refuse("table.refuse.dice")
+        rolls = [ctx.rand(sides) + 1 for _ in range(count)]
+        ctx.payload["result"] = rolls
+        ctx.s["roll"] = {"kind": "dice", "sides": sides, "result": rolls}
+        total = sum(rolls)
+        key = "table.rolled" if count == 1 else "table.rolled_many"
+        ctx.note(key, sides=sides, count=count, result=total, rolls=", ".join(map(str, rolls)))
+
+    def verb_status(self, ctx: Ctx, intent: Intent) -> None:
+        from companion.i18n import language
+
+        ctx.answer.extend(self.status_lines(ctx.s, language()))
+
+    def verb_timer(self, ctx: Ctx, intent: Intent) -> None:
+        clock = ctx.s["clock"]
+        ctx.note("table.timer", turn=_mmss(ctx.now - clock["turn"]), round=_mmss(ctx.now - clock["round"]),
+                 game=_mmss(ctx.now - clock["start"]))
+
+    def verb_help(self, ctx: Ctx, intent: Intent) -> None:
+        ctx.note("table.help")
+
+    # -- reading --------------------------------------------------------------------------
+
+    def counter_text(self, s: dict[str, Any], seat: int, lang: str) -> str:
+        parts = []
+        for cid, c in self.data.counters.items():
+            if c.hidden:
+                continue
+            v = s["seats"][seat]["c"][cid]
+            parts.append(f"{c.name(lang)} {'?' if v is None else v}")
+        return ", ".join(parts)
+
+    def seat_extra(self, s: dict[str, Any], seat: int, lang: str) -> list[str]:
+        return []
+
+    def status_lines(self, s: dict[str, Any], lang: str) -> list[str]:
+        lines = []
+        if s.get("over"):
+            names = [s["seats"][w]["name"] for w in s["winner"]]
+            lines.append(render(self.data, "table.status.over", {"winners": names or ["—"]}, lang))
+        elif s["active"] is not None:
+            phase = self.data.phases[s["phase"]]
+            lines.append(render(self.data, "table.status.turn", {
+                "round": s["round"], "name": s["seats"][s["active"]]["name"], "phase": phase.name(lang),
+                "turn": s["seats"][s["active"]]["turns"]}, lang))
+        for i, seat in enumerate(s["seats"]):
+            marks = self.seat_extra(s, i, lang)
+            if seat["out"]:
+                marks.insert(0, t("table.mark.out", lang))
+            if i == s["active"] and not s.get("over"):
+                marks.insert(0, t("table.mark.active", lang))
+            extra = f" [{'; '.join(marks)}]" if marks else ""
+            lines.append(f"{i + 1}. {seat['name']} : {self.counter_text(s, i, lang)}{extra}")
+        shared = [f"{c.name(lang)} {s['shared'][cid]}" for cid, c in self.data.shared.items() if not c.hidden]
+        if shared:
+            lines.append(f"{t('table.shared', lang)} : {', '.join(shared)}")
+        return lines
+
+    def summary(self, s: dict[str, Any]) -> str:
+        if s.get("over"):
+            return "winner: " + ", ".join(s["seats"][w]["name"] for w in s["winner"])
+        if s.get("active") is None:
+            return ""
+        return f"round {s['round']}, {s['seats'][s['active']]['name']}, {self.phase_id(s)}"
+
+    def to_json(self, s: dict[str, Any]) -> dict[str, Any]:
+        active = s["active"]
+        return {
+            "game": s["game"],
+            "seed": s["seed"],
+            "round": s["round"],
+            "turn": s["turn"],
+            "active": None if active is None else s["seats"][active]["name"],
+            "active_seat": None if active is None else active + 1,
+            "phase": self.phase_id(s),
+            "first": None if s["first"] is None else s["seats"][s["first"]]["name"],
+            "over": s["over"],
+            "winner": [s["seats"][w]["name"] for w in s["winner"]],
+            "seats": [{"seat": i + 1, "name": seat["name"], "out": seat["out"], "turns": seat["turns"],
+                       "counters": dict(seat["c"]), **self.seat_json(s, i)}
+                      for i, seat in enumerate(s["seats"])],
+            "shared": dict(s["shared"]),
+            "clock": dict(s["clock"]),
+            **self.game_json(s),
+        }
+
+    def seat_json(self, s: dict[str, Any], seat: int) -> dict[str, Any]:
+        return {}
+
+    def game_json(self, s: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+
+def _mmss(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    h, rest = divmod(seconds, 3600)
+    m, sec = divmod(rest, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+

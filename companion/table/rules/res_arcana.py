@@ -1,0 +1,237 @@
+"""Res Arcana: rounds of collect, actions in turn until everyone has passed, and a victory
+check. Five essences per player, the first-player tile (worth 1 point, taken by the first to
+pass), life loss, essences placed on components.
+
+Here a "turn" is one action: ``end`` (or ``next``) hands the action to the next player who has
+not passed; ``pass`` ends a player's round.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion.i18n import t
+from companion.table.data import fold
+from companion.table.engine import Ctx, Intent
+from companion.table.rules.base import Rules
+
+ESSENCES = ("mort", "serenite", "vie", "vigueur", "or")
+
+
+class GameRules(Rules):
+    def initial_state(self, players: list[str], seed: int, options: dict[str, Any], now: float) -> dict[str, Any]:
+        s = super().initial_state(players, seed, options, now)
+        s["tile"] = None
+        s["tile_taken"] = False  # someone has passed first this round
+        for seat in s["seats"]:
+            seat.update(passed=False, on={})
+        return s
+
+    def on_first_player(self, ctx: Ctx, first: int) -> None:
+        ctx.s["tile"] = first
+
+    def essences(self) -> tuple[str, ...]:
+        return tuple(cid for cid, c in self.data.counters.items() if c.group == "essence")
+
+    # -- the round ------------------------------------------------------------------------
+
+    def start_turn(self, ctx: Ctx, seat: int) -> None:
+        s = ctx.s
+        s["active"] = seat
+        s["turn"] += 1
+        s["seats"][seat]["turns"] += 1
+        s["clock"]["turn"] = ctx.now
+        if s["phase"] is None:
+            s["phase"] = 0
+            ctx.note("table.res.round", round=s["round"], name=ctx.name(seat))
+            self.enter_phase(ctx)
+        else:
+            ctx.note("table.res.to_act", name=ctx.name(seat))
+
+    def verb_next(self, ctx: Ctx, intent: Intent) -> None:
+        phase = self.phase_id(ctx.s)
+        if phase == "collect":
+            ctx.s["phase"] = self.data.phase_index("actions")
+            self.enter_phase(ctx)
+            ctx.note("table.res.to_act", name=ctx.name(ctx.s["active"]))
+        elif phase == "actions":
+            self.verb_end(ctx, intent)
+        else:
+            self.victory_check(ctx)
+
+    def verb_end(self, ctx: Ctx, intent: Intent) -> None:
+        s = ctx.s
+        if self.phase_id(s) != "actions":
+            ctx.refuse("table.res.refuse.not_actions", phase=f"@p:{self.phase_id(s)}")
+        if intent.seat is not None and intent.seat != s["active"]:
+            ctx.refuse("table.refuse.not_your_turn", name=ctx.name(intent.seat), active=ctx.name(s["active"]))
+        self.next_actor(ctx, s["active"])
+
+    def next_actor(self, ctx: Ctx, cur: int) -> None:
+        s = ctx.s
+        n = len(s["seats"])
+        for k in range(1, n + 1):
+            j = (cur + k) % n
+            if not s["seats"][j]["passed"]:
+                if j == cur:
+                    ctx.note("table.res.alone", name=ctx.name(j))
+                self.start_turn(ctx, j)
+                return
+        s["phase"] = self.data.phase_index("check")
+        self.enter_phase(ctx)
+
+    def verb_pass(self, ctx: Ctx, intent: Intent) -> None:
+        s = ctx.s
+        seat = self.seat_of(ctx, intent)
+        if self.phase_id(s) != "actions":
+            ctx.refuse("table.res.refuse.not_actions", phase=f"@p:{self.phase_id(s)}")
+        if s["seats"][seat]["passed"]:
+            ctx.refuse("table.res.refuse.passed", name=ctx.name(seat))
+        if seat != s["active"]:
+            ctx.refuse("table.refuse.not_your_turn", name=ctx.name(seat), active=ctx.name(s["active"]))
+        s["seats"][seat]["passed"] = True
+        ctx.note("table.res.passed", name=ctx.name(seat))
+        if not s["tile_taken"]:
+            s["tile_taken"] = True
+            s["tile"] = seat
+            ctx.note("table.res.tile", name=ctx.name(seat))
+        ctx.note("table.res.pass_reminder")
+        self.next_actor(ctx, seat)
+
+    def points(self, s: dict[str, Any], seat: int) -> int:
+        return s["seats"][seat]["c"]["vp"] + (1 if s["tile"] == seat else 0)
+
+    def essence_score(self, s: dict[str, Any], seat: int) -> int:
+        c = s["seats"][seat]["c"]
+        return sum(c[e] for e in self.essences()) + c.get("or", 0)  # gold counts twice
+
+    def victory_check(self, ctx: Ctx) -> None:
+        s = ctx.s
+        target = int(self.p.get("victory", 10))
+        scores = [self.points(s, i) for i in range(len(s["seats"]))]
+        ctx.note("table.res.check", scores=", ".join(f"{x['name']} {v}" for x, v in zip(s["seats"], scores,
+                                                                                         strict=True)))
+        if max(scores) >= target:
+            best = max(scores)
+            tied = [i for i, v in enumerate(scores) if v == best]
+            if len(tied) > 1:
+                top = max(self.essence_score(s, i) for i in tied)
+                tied = [i for i in tied if self.essence_score(s, i) == top]
+            self.finish(ctx, tied)
+            return
+        # No winner: everything is readied, the tile flips back, and its holder opens the round.
+        s["round"] += 1
+        s["clock"]["round"] = ctx.now
+        s["tile_taken"] = False
+        for seat in s["seats"]:
+            seat["passed"] = False
+        s["first"] = s["tile"]
+        s["phase"] = None
+        ctx.note("table.res.no_winner", target=target)
+        self.start_turn(ctx, s["tile"])
+
+    # -- essences -------------------------------------------------------------------------
+
+    def check_change(self, ctx: Ctx, seat: int | None, cid: str, old: int | None, new: int) -> None:
+        s = ctx.s
+        if seat is None or old is None or new >= old:
+            return  # gains are always allowed, even after passing
+        if self.phase_id(s) == "actions" and s["seats"][seat]["passed"]:
+            ctx.refuse("table.res.refuse.acting_after_pass", name=ctx.name(seat))
+
+    def verb_life(self, ctx: Ctx, intent: Intent) -> None:
+        s = ctx.s
+        seat = self.seat_of(ctx, intent, default_active=False)
+        amount = int(intent.args.get("amount", 1))
+        if amount < 1:
+            ctx.refuse("table.refuse.positive")
+        if s["seats"][seat]["passed"]:
+            ctx.refuse("table.res.refuse.protected", name=ctx.name(seat))
+        c = s["seats"][seat]["c"]
+        paid_life = min(amount, c["vie"])
+        missing = amount - paid_life
+        others = [e for e in self.essences() if e != "vie"]
+        owed = 2 * missing
+        chosen = [self.essence_word(ctx, w) for w in intent.args.get("pay", [])]
+        available = sum(c[e] for e in others)
+        if missing and available <= owed:
+            chosen = [e for e in others for _ in range(c[e])]  # everything left goes
+        elif missing and len(chosen) != owed:
+            ctx.refuse("table.res.refuse.life_choose", name=ctx.name(seat), vie=c["vie"], count=owed)
+        if chosen and not missing:
+            ctx.refuse("table.res.refuse.life_no_choice", name=ctx.name(seat))
+        if any(e == "vie" for e in chosen):
+            ctx.refuse("table.res.refuse.life_choose", name=ctx.name(seat), vie=c["vie"], count=owed)
+        need: dict[str, int] = {}
+        for e in chosen:
+            need[e] = need.get(e, 0) + 1
+        for e, k in need.items():
+            if c[e] < k:
+                ctx.refuse("table.refuse.not_enough", name=ctx.name(seat), counter=f"@c:{e}", value=c[e], amount=k)
+        ctx.note("table.res.life", name=ctx.name(seat), amount=amount)
+        if paid_life:
+            self.set_value(ctx, seat, "vie", c["vie"] - paid_life)
+        for e, k in need.items():
+            self.set_value(ctx, seat, e, c[e] - k)
+
+    def essence_word(self, ctx: Ctx, word: str) -> str:
+        hit = self.data.groups.get("essence", {}).get(fold(word))
+        if hit is None:
+            ctx.refuse("table.res.refuse.essence", word=word)
+        return hit
+
+    def verb_put(self, ctx: Ctx, intent: Intent) -> None:
+        s = ctx.s
+        seat = self.seat_of(ctx, intent)
+        comp = str(intent.args.get("component", "")).strip()
+        essence = self.essence_word(ctx, str(intent.args.get("essence", "")))
+        amount, mode = int(intent.args["amount"]), intent.args.get("mode", "+")
+        on = s["seats"][seat]["on"]
+        key = next((k for k in on if fold(k) == fold(comp)), comp)
+        pile = on.setdefault(key, {})
+        old = pile.get(essence, 0)
+        new = amount if mode == "=" else old + amount
+        if new < 0:
+            ctx.refuse("table.res.refuse.not_on", component=key, essence=f"@c:{essence}", value=old)
+        if new:
+            pile[essence] = new
+        else:
+            pile.pop(essence, None)
+        if not pile:
+            on.pop(key)
+        ctx.note("table.res.on", name=ctx.name(seat), component=key, essence=f"@c:{essence}",
+                 delta=f"{new - old:+d}", value=new)
+
+    def verb_take(self, ctx: Ctx, intent: Intent) -> None:
+        """Collect: take every essence off one component into the reserve (all or nothing)."""
+        s = ctx.s
+        seat = self.seat_of(ctx, intent)
+        if self.phase_id(s) != "collect":
+            ctx.refuse("table.res.refuse.take_when")
+        comp = str(intent.args.get("component", "")).strip()
+        on = s["seats"][seat]["on"]
+        key = next((k for k in on if fold(k) == fold(comp)), None)
+        if key is None:
+            ctx.refuse("table.res.refuse.empty_component", component=comp)
+        for essence, k in on.pop(key).items():
+            self.set_value(ctx, seat, essence, s["seats"][seat]["c"][essence] + k)
+
+    # -- reading --------------------------------------------------------------------------
+
+    def seat_extra(self, s: dict[str, Any], seat: int, lang: str) -> list[str]:
+        marks = []
+        if s["tile"] == seat:
+            marks.append(t("table.res.mark.tile", lang))
+        if s["seats"][seat]["passed"]:
+            marks.append(t("table.res.mark.passed", lang))
+        for comp, pile in s["seats"][seat]["on"].items():
+            what = ", ".join(f"{k} {self.data.counter(e).name(lang)}" for e, k in pile.items())
+            marks.append(f"{comp} : {what}")
+        return marks
+
+    def seat_json(self, s: dict[str, Any], seat: int) -> dict[str, Any]:
+        return {"passed": s["seats"][seat]["passed"], "tile": s["tile"] == seat,
+                "points": self.points(s, seat), "on": s["seats"][seat]["on"]}
+
+    def game_json(self, s: dict[str, Any]) -> dict[str, Any]:
+        return {"tile": None if s["tile"] is None else s["seats"][s["tile"]]["name"]}
