@@ -277,3 +277,38 @@ def test_templates_use_only_known_placeholders() -> None:
             for key, template in phrases.data(lang)[section].items():
                 if isinstance(template, str):
                     assert set(re.findall(r"{(\w+)}", template)) <= allowed, (lang, section, key)
+
+
+# --- cards of the other games, with their game data -------------------------------------------------
+
+def test_res_arcana_card_with_its_game_data() -> None:
+    from companion.speech import game_info
+
+    lib = CardLibrary()
+    card = lib.get("res-arcana:anneau-de-midas")
+    game = game_info("res-arcana")
+    assert card is not None and game is not None
+    said = card_speech(card, "normal", "fr", game=game)
+    assert said[0].text.startswith("Anneau de Midas. Artefact. Coûte une Vie et un Or. ")
+    assert not re.search(r"\d", text_of(said))
+    # For an English listener: the card's name and text stay French, the words around them are English.
+    said = card_speech(card, "normal", "en", game=game)
+    assert said[:2] == [Utterance("Anneau de Midas.", "fr"), Utterance("Artifact. Costs one Life and one Gold.", "en")]
+    assert said[2].lang == "fr"
+
+
+def test_full_explains_keywords_from_the_game_glossary() -> None:
+    from companion.speech import game_info
+
+    game = game_info("ascension")
+    trophy = next(e for e in game.glossary if e.id == "trophee")
+    card = Card(game="ascension", id="test-monstre", name="Monstre d'essai", types=("monster",),
+                cost="4 puissance", text="Trophée : gagnez 2 honneur.", lang="fr", keywords=("trophee",),
+                extra={"cost": {"power": 4}})
+    full = text_of(card_speech(card, "full", "fr", game=game))
+    assert full.startswith("Monstre d'essai. Monstre. Coûte quatre puissance. Trophée : gagnez deux honneur. "
+                           "Mots-clés. Trophée : ")
+    assert for_the_ear(trophy.text["fr"], "fr", "ascension") in full
+    assert "Mots-clés" not in text_of(card_speech(card, "normal", "fr", game=game))
+    # Without game data the type id is still read as words.
+    assert card_speech(card, "normal", "en")[1].text.startswith("Monster. Costs four power.")

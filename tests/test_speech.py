@@ -389,3 +389,12 @@ def test_speak_plays_through_the_silent_backend() -> None:
     assert result.stdout.splitlines() == ["[en] Govern the Unaligned.", "[fr] Coûte un sang."]
     result = _run("speak", "vtes:100845", "--backend", "silent", "--wav", "/tmp/never-written.wav")
     assert result.returncode == 1 and "--backend espeak" in result.stderr
+
+
+@needs_espeak
+def test_bench_speech_within_budget() -> None:
+    from companion.speech.bench import bench_speech
+
+    result = bench_speech(runs=5)
+    assert result["ok"], result
+    assert 0 < result["median_ms"] <= result["p95_ms"] < 150

@@ -25,6 +25,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def _find(ref: str):
+    """The card and its game's data (for type names and the glossary), or (None, None)."""
     from companion.cards.library import CardLibrary
 
     library = CardLibrary()
@@ -34,7 +35,7 @@ def _find(ref: str):
             card = library.find_by_name(game, ref)
             if card is not None:
                 break
-    return card
+    return card, (library.game(card.game) if card is not None else None)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,11 +46,11 @@ def run(args: argparse.Namespace) -> int:
     from companion.speech import Priority, Speaker, VoiceSettings, card_speech, make_backend
 
     lang = getattr(args, "lang", None) or i18n.language()
-    card = _find(args.ref)
+    card, game = _find(args.ref)
     if card is None:
         print(t("speak.unknown", lang, ref=args.ref), file=sys.stderr)
         return 2
-    utterances = card_speech(card, verbosity=args.verbosity, lang=lang)
+    utterances = card_speech(card, verbosity=args.verbosity, lang=lang, game=game)
     if args.print_text:
         for u in utterances:
             print(f"[{u.lang}] {u.text}")

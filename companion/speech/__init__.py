@@ -8,6 +8,7 @@ sets ``silent``); a voice that is missing falls back to silence with one clear l
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from collections.abc import Callable
@@ -75,12 +76,30 @@ def make_speaker(backend: str = "auto", **settings: Any) -> Speaker:
     return Speaker(make_backend(backend, respect_env=respect_env), voice_settings, lang=lang)
 
 
-def speak_scan_callback(lang: str, speaker: Speaker | None = None, verbosity: str = "normal") -> Callable[[Any], None]:
+@functools.cache
+def game_info(game: str) -> Any:
+    """The GameInfo of a game from its cardmap folder (type names, glossary), or None."""
+    try:
+        from companion.cards.catalog import cardmap_dir
+        from companion.cards.gamedata import load_game
+
+        path = cardmap_dir() / game / "game.yaml"
+        return load_game(path) if path.exists() else None
+    except Exception:  # broken game data: the card is still read, with its raw type ids
+        log.warning("speech: no game data for %s", game, exc_info=True)
+        return None
+
+
+def speak_scan_callback(lang: str, speaker: Speaker | None = None, verbosity: str = "normal",
+                        games: Callable[[str], Any] | None = None) -> Callable[[Any], None]:
     """A callback for the console and the app: speaks each Scan, cutting short what was said.
 
     A card is read in full (its name in its own language); an unknown or unreadable tag gets a
     calm sentence. The speaker is made on first use, so a console that never scans starts fast.
+    ``games(game_id)`` gives a game's GameInfo (``CardLibrary.game``); by default it is read
+    from the game's cardmap folder.
     """
+    games = games or game_info
     holder: dict[str, Speaker] = {}
     if speaker is not None:
         holder["s"] = speaker
@@ -91,7 +110,8 @@ def speak_scan_callback(lang: str, speaker: Speaker | None = None, verbosity: st
                 holder["s"] = make_speaker("auto", lang=lang)
             s = holder["s"]
             if getattr(scan, "card", None) is not None:
-                utterances = card_speech(scan.card, verbosity=verbosity, lang=lang)
+                card = scan.card
+                utterances = card_speech(card, verbosity=verbosity, lang=lang, game=games(card.game))
             else:
                 utterances = scan_speech(getattr(scan, "status", "unknown"), lang)
             s.say_all(utterances, Priority.CARD, interrupt=True)

@@ -198,10 +198,23 @@ def _join(items: list[str], lang: str) -> str:
     return ", ".join(items[:-1]) + f" {data(lang)['text']['and']} " + items[-1]
 
 
-def _types(card: Any, lang: str) -> str:
+def _types(card: Any, lang: str, game: Any = None) -> str:
     names = _game_data(lang, card.game).get("types") or {}
-    spoken = [names.get(t, t) for t in card.types]
-    return _join([for_the_ear(t, lang, card.game) for t in spoken], lang)
+    if game is not None and not names:
+        from companion.cards.explain import type_names
+
+        spoken = type_names(card, game, lang)
+    else:
+        spoken = [names.get(t, t) for t in card.types]
+    # An id the game data does not name ("always-available") is still read as words.
+    spoken = [t.replace("-", " ") if re.fullmatch(r"[a-z0-9-]+", t) else t for t in spoken]
+    return _join([for_the_ear(t, lang, card.game) for t in dict.fromkeys(spoken)], lang)
+
+
+def _cost_word(lang: str, game: str, key: str) -> tuple[str, bool] | None:
+    g = _game_data(lang, game)
+    entry = (g.get("cost_words") or {}).get(key) or (g.get("counters") or {}).get(key)
+    return (entry["name"], bool(entry.get("feminine"))) if entry else None
 
 
 def _feminine_nouns(lang: str, game: str) -> set[str]:
@@ -224,6 +237,13 @@ def _cost(card: Any, lang: str) -> str:
         return _join(parts, lang)
     if extra.get("crypt") or not card.cost:
         return ""
+    structured = extra.get("cost")
+    if isinstance(structured, dict) and structured:
+        # Known essences and resources are said in the listener's language.
+        words = {k: _cost_word(lang, card.game, k) for k in structured}
+        if all(words.values()) and all(str(v).isdigit() for v in structured.values()):
+            return _join([f"{number_words(int(v), lang, words[k][1])} {words[k][0]}"  # type: ignore[index]
+                          for k, v in structured.items()], lang)
     # Other games print costs like "2 Or + 1 Vie": each amount agrees with its noun.
     feminine = _feminine_nouns(card.lang, card.game)
     pieces = []
@@ -277,11 +297,13 @@ def _disciplines_line(card: Any, lang: str) -> str:
 
 
 def card_speech(card: Any, verbosity: str = "normal", lang: str = "fr",
-                glossary: Callable[[str], str | None] | None = None) -> list[Utterance]:
+                glossary: Callable[[str], str | None] | None = None, game: Any = None) -> list[Utterance]:
     """What to say for a card: short = name and cost; normal = everything printed on it;
-    full = also its flavour text, its keywords explained (with ``glossary``) and its rulings.
+    full = also its flavour text, its keywords explained and its rulings.
 
-    ``glossary(keyword)`` returns the definition of a keyword in ``lang``, or None.
+    ``game`` is the card's GameInfo (``CardLibrary.game(card.game)``): it names the card types
+    and, in full, explains the keywords from the game's glossary. ``glossary(keyword)``, when
+    given, returns a keyword's definition in ``lang`` instead.
     """
     lang = _lang(lang)
     verbosity = verbosity if verbosity in VERBOSITIES else "normal"
@@ -305,39 +327,51 @@ def card_speech(card: Any, verbosity: str = "normal", lang: str = "fr",
         out.append(Utterance(_disciplines_line(card, lang), lang))
     else:
         if card.types:
-            out.append(Utterance(phrases["types"].format(types=_types(card, lang)), lang))
+            out.append(Utterance(phrases["types"].format(types=_types(card, lang, game)), lang))
         if cost:
             out.append(Utterance(phrases["cost"].format(cost=cost), lang))
     body = for_the_ear(card.text, card_lang, card.game)
     if body:
         out.append(Utterance(body, card_lang))
     if verbosity == "full":
-        out += _full_extras(card, lang, card_lang, glossary)
+        out += _full_extras(card, lang, card_lang, _definitions(card, lang, glossary, game))
     return _merged(out)
 
 
-def _full_extras(card: Any, lang: str, card_lang: str,
-                 glossary: Callable[[str], str | None] | None) -> list[Utterance]:
-    phrases = data(lang)["card"]
-    out: list[Utterance] = []
-    if getattr(card, "flavor", ""):
-        out.append(Utterance(phrases["flavor"], lang))
-        out.append(Utterance(for_the_ear(card.flavor, card_lang, card.game), card_lang))
+def _definitions(card: Any, lang: str, glossary: Callable[[str], str | None] | None,
+                 game: Any) -> list[tuple[str, str]]:
+    """(term, definition) for each keyword of the card that the glossary explains."""
+    out: list[tuple[str, str]] = []
     if glossary is not None:
         disciplines = _game_data(lang, card.game).get("disciplines") or {}
-        explained = []
         for keyword in card.keywords:
             try:
                 definition = glossary(keyword)
             except Exception:  # a broken glossary must not silence the card
                 definition = None
             if definition:
-                term = disciplines.get(keyword.lower(), keyword)
-                spoken = for_the_ear(definition, lang, card.game)
-                explained.append(phrases["keyword"].format(term=term, definition=spoken))
-        if explained:
-            out.append(Utterance(phrases["keywords"], lang))
-            out += [Utterance(e if e[-1] in ".!?" else e + ".", lang) for e in explained]
+                out.append((disciplines.get(keyword.lower(), keyword), definition))
+    elif game is not None:
+        from companion.cards.explain import keyword_entries
+
+        for entry in keyword_entries(card, game):
+            definition = entry.text.get(lang) or entry.text.get("fr")
+            if definition:
+                out.append((entry.name(lang), definition))
+    return out
+
+
+def _full_extras(card: Any, lang: str, card_lang: str, definitions: list[tuple[str, str]]) -> list[Utterance]:
+    phrases = data(lang)["card"]
+    out: list[Utterance] = []
+    if getattr(card, "flavor", ""):
+        out.append(Utterance(phrases["flavor"], lang))
+        out.append(Utterance(for_the_ear(card.flavor, card_lang, card.game), card_lang))
+    if definitions:
+        out.append(Utterance(phrases["keywords"], lang))
+        for term, definition in definitions:
+            spoken = for_the_ear(definition, lang, card.game)
+            out.append(Utterance(phrases["keyword"].format(term=term, definition=spoken), lang))
     rulings = [for_the_ear(r, card_lang, card.game) for r in getattr(card, "rulings", ())]
     rulings = [r for r in rulings if r]
     if rulings:
