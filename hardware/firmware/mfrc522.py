@@ -33,6 +33,7 @@ class MFRC522:
         self.cs = cs
         self.cs.value(1)
         self._buf = bytearray(2)
+        self.version = None  # set by init(); None until a chip has answered
 
     def _write(self, reg, value):
         self.cs.value(0)
@@ -92,7 +93,10 @@ class MFRC522:
         return bytes(self._read(FIFO_DATA) for _ in range(count))
 
     def read_uid(self):
-        """The UID of the card on the reader as upper-case hex, or None."""
+        """The UID of the card on the reader as upper-case hex, or None. Raises OSError when
+        the reader itself does not answer (then retries its set-up at each poll: hot-plug)."""
+        if self.version is None:
+            self.init()
         self._write(COLL, 0x80)  # keep received bits after a collision
         atqa = self._transceive(bytes((WUPA,)), last_bits=7)
         if atqa is None or len(atqa) != 2:
