@@ -398,3 +398,21 @@ def test_bench_speech_within_budget() -> None:
     result = bench_speech(runs=5)
     assert result["ok"], result
     assert 0 < result["median_ms"] <= result["p95_ms"] < 150
+
+
+def test_macos_and_windows_command_lines(monkeypatch) -> None:
+    # The engines are not on this machine; their command lines are checked as text.
+    from companion.speech.backends import SayBackend, WindowsBackend
+
+    monkeypatch.setattr("companion.speech.backends.shutil.which", lambda name: f"/opt/bin/{name}")
+    say = SayBackend()
+    settings = VoiceSettings(rate=200, pitch=50, volume=80)
+    assert say.args("fr", settings) == ["/opt/bin/say", "-r", "200", "-v", "Thomas", "-f", "-"]
+    assert say.args("en", settings, Path("/tmp/o.wav"))[-4:-2] == ["--file-format=WAVE", "--data-format=LEI16@22050"]
+    assert SayBackend.text(Utterance("Bonjour", "fr"), settings) == "[[volm 0.80]] [[pbas 50]] Bonjour"
+    win = WindowsBackend()
+    script = win.script("fr", VoiceSettings(rate=220, volume=150, voice="Hortense's voice"), Path("C:/it's/o.wav"))
+    assert "GetCultureInfo('fr-FR')" in script and "$s.Rate = 2" in script and "$s.Volume = 100" in script
+    assert "SelectVoice('Hortense''s voice')" in script  # quotes doubled, never closing the string
+    assert "SetOutputToWaveFile('C:/it''s/o.wav')" in script
+    assert script.index("[Console]::InputEncoding") < script.index("ReadToEnd")
