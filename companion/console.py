@@ -115,13 +115,20 @@ def main(reader_path: str, as_json: bool = False, count: int | None = None,
     library = CardLibrary()
     for game in library.games:  # load before the first card, so the first scan is fast
         library.load(game)
-    on_scan = None
+    on_scan = speaker = None
     if speak:
-        from companion.speech import speak_scan_callback
+        from companion.speech import make_speaker, speak_scan_callback
 
-        on_scan = speak_scan_callback(lang)
+        speaker = make_speaker("auto", lang=lang)
+        on_scan = speak_scan_callback(lang, speaker=speaker, games=library.game)
     console = Console(reader, library, as_json=as_json, on_scan=on_scan)
     stdin = sys.stdin if isinstance(reader, SimulatedReader) and sys.stdin and sys.stdin.isatty() else None
     if stdin is not None:
         print(t("console.help"), file=sys.stderr)
-    return console.run(count=count, stdin=stdin)
+    try:
+        return console.run(count=count, stdin=stdin)
+    finally:
+        if speaker is not None:
+            if count is not None:  # a scripted run ends after its last card has been said
+                speaker.wait_idle(timeout=60)
+            speaker.close()
