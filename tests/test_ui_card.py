@@ -262,6 +262,7 @@ def test_whole_app_shows_speaks_repeats_and_quits(window, tmp_path):
     assert report["steps"] == ["shown", "repeated"], report
     assert report["run_app_returned"] == 0
     assert report["window"] == [800, 480]
+    assert report["window_title"] == "Compagnon de table"
     assert report["title"] == "Govern the Unaligned" and report["mode"] == "card"
     assert report["where"] == "Lecteur : simulateur"
     # Spoken through companion.speech (silent backend): once when laid, once more for R.

@@ -132,7 +132,8 @@ def _drive(out_dir: Path, reader: str) -> int:
                 report["screenshot"] = Window.screenshot(name=str(out_dir / "app.png"))
                 report.update(title=screen.title, mode=screen.mode, notice=screen.notice, where=screen.where,
                               fields=[list(f) for f in screen.fields], text=screen.text,
-                              first_frame_after=app.first_frame_after, window=list(Window.size))
+                              first_frame_after=app.first_frame_after, window=list(Window.size),
+                              window_title=app.title)  # SDL sets the native title from it
                 step("shown")
                 Window.dispatch("on_keyboard", ord("r"), 0, "r", [])
                 state["phase"] = "repeat"
