@@ -282,3 +282,27 @@ def test_whole_app_with_a_bad_reader_path_explains_and_keeps_running(window, tmp
     assert report["title"] == "Posez une carte sur le lecteur."
     assert report["spoken"] == []  # nothing laid, nothing to repeat
     assert "Traceback" not in report["stderr"]
+
+
+def test_text_scale_and_contrast_settings_are_read_safely(window):
+    from companion import paths
+    from companion.ui.app import CompanionApp
+    from companion.ui.theme import DEFAULT_PALETTE, theme
+
+    app = CompanionApp(reader_path=None)
+    app.load_config()
+    assert app.get_application_config().startswith(str(paths.config_dir()))
+    try:
+        for written, scale in (("2.0", 2.0), ("1.5", 1.5), ("5", 2.0), ("0.2", 1.0), ("grand", 1.0)):
+            app.config.set("display", "text_scale", written)
+            app.on_config_change(app.config, "display", "text_scale", written)
+            assert theme.text_scale == scale, written
+        app.config.set("display", "palette", "contrast-light")
+        app.apply_config()
+        assert theme.palette == "contrast-light" and list(theme.bg) == [1, 1, 1, 1]
+        app.config.set("display", "palette", "no-such-theme")
+        app.apply_config()
+        assert theme.palette == DEFAULT_PALETTE
+    finally:
+        theme.text_scale = 1.0
+        theme.use_palette(DEFAULT_PALETTE)
