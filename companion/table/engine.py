@@ -155,6 +155,7 @@ class Game:
         self._redo: list[int] = []
         self._effects: dict[int, list[fx.Effect]] = {}
         self.last_event_id: int | None = None
+        self.opening: Result | None = None  # what the draw of the first player said
 
     # -- creating and opening -------------------------------------------------------------
 
@@ -166,17 +167,22 @@ class Game:
         names = [p.strip() for p in players]
         from companion.table.rules import rules_for
 
-        rules_for(data).check_players(names, options or {})  # raises Refusal before anything is written
-        gid = journal.new_game(data.id, names, ts=clock())
-        g = cls(journal, gid, data, clock)
+        rules = rules_for(data)
+        rules.check_players(names, options or {})  # raises Refusal before anything is written
         seed = secrets.randbits(48) if seed is None else int(seed)
-        start = Intent("start", args={"players": names, "seed": seed, "options": options or {}}, source=source)
-        res = g._run(start, g._do_start)
-        if not res.ok:  # pragma: no cover - check_players already refused bad tables
-            raise Refusal(*res.reason)
-        res = g._run(Intent("first_player", source=source), g.rules.draw_first)
-        g.opening = res
+        now = clock()
+        initial = rules.initial_state(names, seed, options or {}, now)
+        notes = [["table.started", {"game": data.name(), "players": names}]]
+        payload = {"players": names, "seed": seed, "options": options or {}, "game": data.id, "notes": notes,
+                   "effects": fx.diff({}, initial)}
+        gid, start = journal.new_game(data.id, names, ts=now, first=("start", payload, source))
+        g = cls(journal, gid, data, clock)
+        g.replay([start])
+        g.opening = g._draw_first(source)
         return g
+
+    def _draw_first(self, source: str) -> Result:
+        return self._run(Intent("first_player", source=source), self.rules.draw_first)
 
     @classmethod
     def open(cls, journal: Journal, game_id: int, clock: Callable[[], float] = time.time,
@@ -186,6 +192,10 @@ class Game:
             raise KeyError(game_id)
         g = cls(journal, game_id, data or load_table(row.game), clock)
         g.replay(journal.iter_events(game_id))
+        g.opening = None
+        if g.state.get("first") is None and not g.state.get("over"):
+            # Stopped between the set-up and the draw: the seed is recorded, draw now.
+            g.opening = g._draw_first("script")
         return g
 
     def replay(self, events: Any) -> None:
@@ -261,12 +271,6 @@ class Game:
                       data=self.data)
 
     # -- built-in events ------------------------------------------------------------------
-
-    def _do_start(self, ctx: Ctx, intent: Intent) -> None:
-        ctx.s.update(self.rules.initial_state(intent.args["players"], intent.args["seed"],
-                                              intent.args["options"], ctx.now))
-        ctx.payload["game"] = self.data.id
-        ctx.note("table.started", game=self.data.name(), players=intent.args["players"])
 
     def _do_undo(self, ctx: Ctx, intent: Intent) -> None:
         n = int(intent.args.get("count", 1))

@@ -115,18 +115,29 @@ class Journal:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def new_game(self, game: str, players: list[str], ts: float | None = None) -> int:
+    def new_game(self, game: str, players: list[str], ts: float | None = None,
+                 first: tuple[str, dict[str, Any], str] | None = None) -> tuple[int, Event | None]:
+        """Create a game and, in the same transaction, its first event ``(type, payload,
+        source)``: a crash can never leave a game without its set-up."""
         now = time.time() if ts is None else ts
         self._db.execute("BEGIN IMMEDIATE")
         try:
             cur = self._db.execute(
                 "INSERT INTO games (game, created, players, updated) VALUES (?, ?, ?, ?)",
                 (game, now, json.dumps(players, ensure_ascii=False), now))
+            gid = int(cur.lastrowid)
+            event = None
+            if first is not None:
+                type_, payload, source = first
+                ecur = self._db.execute(
+                    "INSERT INTO events (game_id, type, seat, ts, source, payload) VALUES (?, ?, NULL, ?, ?, ?)",
+                    (gid, type_, now, source, json.dumps(payload, ensure_ascii=False, separators=(",", ":"))))
+                event = Event(int(ecur.lastrowid), gid, type_, None, now, source, payload)
             self._db.execute("COMMIT")
         except BaseException:
             self._db.execute("ROLLBACK")
             raise
-        return int(cur.lastrowid)
+        return gid, event
 
     def append(self, game_id: int, type_: str, payload: dict[str, Any], *, seat: int | None = None,
                source: str = "key", ts: float | None = None, status: str | None = None,
