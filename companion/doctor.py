@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes.util
 import errno
 import os
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -273,6 +274,10 @@ def _check_nfcpy_usb(probes: Probes, usb: list[UsbDevice], report: Report) -> No
         else:
             report.problems.append(Problem("usb-error", t("doctor.usb_error", detail=f"{type(exc).__name__}: {exc}"),
                                            "sudo apt-get install -y libusb-1.0-0"))
+        return
+    except ImportError as exc:  # nfcpy or its libusb1 binding missing from this environment
+        report.problems.append(Problem("usb-error", t("doctor.usb_error", detail=f"{type(exc).__name__}: {exc}"),
+                                       f"{sys.executable} -m pip install nfcpy libusb1"))
         return
     except Exception as exc:  # an nfcpy bug or a half-broken device: reported, never a traceback
         report.problems.append(Problem("usb-error", t("doctor.usb_error", detail=f"{type(exc).__name__}: {exc}"), ""))

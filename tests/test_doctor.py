@@ -106,6 +106,12 @@ def test_nfcpy_errors_are_reported_never_raised(tmp_path: Path) -> None:
     assert keys(diagnose(quiet_system(tmp_path, open_nfcpy_usb=busy))) == ["usb-busy"]
     assert keys(diagnose(quiet_system(tmp_path, open_nfcpy_usb=no_device))) == []
 
+    def no_binding():
+        raise ImportError("missing usb1 module, try 'pip install libusb1'")
+
+    report = diagnose(quiet_system(tmp_path, open_nfcpy_usb=no_binding))
+    assert keys(report) == ["usb-error"] and report.problems[0].fix.endswith("-m pip install nfcpy libusb1")
+
 
 def test_a_usb_reader_that_opens_is_usable(tmp_path: Path) -> None:
     rcs380 = UsbDevice("054c", "06c3", "/dev/bus/usb/001/004")
