@@ -56,10 +56,10 @@ class SimulatedReader(Reader):
                 continue
             if kind == "stop":
                 break
+            if kind == "laid" and self._script and not first and self._stop.wait(self.interval):
+                break  # a scripted demo leaves each card on the reader for a while
             if kind == "laid" and self._present and self._present != uid:
                 self._emit("lifted")  # a new card replaces the one on the reader
-            if kind == "laid" and self._script and not first and self._stop.wait(self.interval):
-                break
             first = False
             self._emit(kind, uid=uid, ndef=data)
 
