@@ -125,7 +125,7 @@ class Parser:
         split: list[str] = []
         for tok in tokens:
             m = re.match(r"^(.*[^\s+\-=])([+\-=]\d+)$", tok)
-            split.extend([m.group(1), m.group(2)] if m and not tok[0].isdigit() else [tok])
+            split.extend([m.group(1), m.group(2)] if m else [tok])
         word, rest = fold(split[0]), split[1:]
         verb = self.verbs.get(word)
         if verb is not None:

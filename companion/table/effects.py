@@ -55,16 +55,22 @@ def _set(state: Any, path: list, present: bool, value: Any) -> None:
         node.pop(last, None)
 
 
+def _fresh(value: Any) -> Any:
+    # The state must never share a container with a recorded effect, or a later change would
+    # rewrite history in memory; scalars need no copy (the common case, and replay's hot path).
+    return copy.deepcopy(value) if isinstance(value, (dict, list)) else value
+
+
 def apply(state: dict, effects: list[Effect]) -> None:
     """Apply effects forwards, in place."""
     for e in effects:
-        _set(state, e["p"], "n" in e, copy.deepcopy(e.get("n")))
+        _set(state, e["p"], "n" in e, _fresh(e.get("n")))
 
 
 def revert(state: dict, effects: list[Effect]) -> None:
     """Apply effects backwards, in place: the state before them."""
     for e in reversed(effects):
-        _set(state, e["p"], "o" in e, copy.deepcopy(e.get("o")))
+        _set(state, e["p"], "o" in e, _fresh(e.get("o")))
 
 
 def inverse(effects: list[Effect]) -> list[Effect]:

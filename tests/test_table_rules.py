@@ -1,0 +1,224 @@
+"""Rules of the five games through the API, and the engine's promises: refusals change nothing
+and say why (fr and en), fair recorded draws, replay, the timer from event times."""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from companion.table.commands import ParseError, Parser
+from companion.table.describe import describe, describe_change
+from companion.table.engine import Game, Refusal
+from companion.table.journal import Journal
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def journal(tmp_path: Path):
+    j = Journal(tmp_path / "games.sqlite3")
+    yield j
+    j.close()
+
+
+def new(journal: Journal, game: str, players: list[str], seed: int = 3, **kw) -> tuple[Game, Parser]:
+    g = Game.new(journal, game, players, seed=seed, **kw)
+    return g, Parser(g.data, [s["name"] for s in g.state["seats"]])
+
+
+def do(game: Game, parser: Parser, *lines: str):
+    result = None
+    for line in lines:
+        result = game.apply(parser.parse(line))
+    return result
+
+
+def refused(game: Game, parser: Parser, line: str) -> tuple[str, str]:
+    before = copy.deepcopy(game.state)
+    events = len(game.events())
+    result = game.apply(parser.parse(line))
+    assert not result.ok, line
+    assert game.state == before and len(game.events()) == events
+    return result.reason_text("fr"), result.reason_text("en")
+
+
+def test_refusals_named_in_the_issue(journal: Journal) -> None:
+    g, p = new(journal, "res-arcana", ["Ann", "Bob"])  # Ann opens
+    fr, en = refused(g, p, "essence 1 or -2")
+    assert fr == "Ann n'a que 1 Or : impossible d'en retirer 2." and en == "Ann has only 1 Gold: cannot take away 2."
+    do(g, p, "next", "pass")
+    fr, en = refused(g, p, "essence 1 vie -1")
+    assert "Ann a passé" in fr and "Ann has passed" in en
+    refused(g, p, "pass 1")
+    g, p = new(journal, "astral", ["Ann", "Bob"])
+    for _ in range(14):
+        do(g, p, "end")
+    assert g.state["seats"][0]["c"]["max_energy"] == 7
+    fr, en = refused(g, p, "max 1 +1")
+    assert "ne peut pas dépasser 7" in fr and "cannot go above 7" in en
+    g, p = new(journal, "vtes", ["Ann", "Bob"])
+    fr, _ = refused(g, p, "pool 2 -31")
+    assert fr == "Bob n'a que 30 pool : impossible d'en retirer 31."
+
+
+def test_first_player_and_dice_are_fair_and_recorded(journal: Journal) -> None:
+    firsts = Counter(Game.new(journal, "vtes", ["A", "B", "C"], seed=s).state["first"] for s in range(300))
+    assert set(firsts) == {0, 1, 2} and min(firsts.values()) > 70  # 100 expected each
+    g, p = new(journal, "vtes", ["A", "B", "C"], seed=11)
+    rolls = [do(g, p, "dice 6").event.payload["result"][0] for _ in range(600)]
+    counts = Counter(rolls)
+    assert set(counts) == set(range(1, 7)) and min(counts.values()) > 65  # 100 expected each
+    ev = [e for e in g.events() if e.type == "first_player"][0]
+    assert ev.payload["draw"] == g.state["first"] and ev.payload["of"] == 3
+    again = Game.new(journal, "vtes", ["A", "B", "C"], seed=11)
+    assert again.state["first"] == g.state["first"]
+    # the same seed resumed goes on drawing where it stopped, and undo cannot re-throw
+    g2, p2 = new(journal, "rise", ["A", "B"], seed=5)
+    first = do(g2, p2, "toss").event.payload["result"]
+    do(g2, p2, "pv 1 a =5", "undo")
+    resumed = Game.open(journal, g2.id)
+    r = do(resumed, p2, "toss")
+    assert r.event.payload["result"] in (0, 1) and resumed.state["rng"] == g2.state["rng"] + 1
+    assert first in (0, 1)
+
+
+def test_undo_redo_many_steps_and_replay(journal: Journal) -> None:
+    g, p = new(journal, "vtes", ["Ann", "Bob", "Cy"], seed=5)
+    start = copy.deepcopy(g.state)
+    do(g, p, "pool 2 -3", "next", "vp 1 +1", "edge 3", "toss", "end")
+    middle = copy.deepcopy(g.state)
+    assert do(g, p, "undo 5").ok
+    undone = {k: v for k, v in g.state.items() if k not in ("rng", "roll")}
+    assert undone == {k: v for k, v in start.items() if k not in ("rng", "roll")}
+    assert do(g, p, "redo 5").ok and g.state == middle
+    assert not do(g, p, "redo").ok
+    types = [e.type for e in g.events()]
+    assert types.count("undo") == 1 and types.count("redo") == 1  # history is never rewritten
+    assert Game.open(journal, g.id).state == g.state
+
+
+def test_timer_comes_from_event_times(journal: Journal) -> None:
+    clock = Clock()
+    g = Game.new(journal, "vtes", ["Ann", "Bob"], seed=3, clock=clock)
+    p = Parser(g.data, ["Ann", "Bob"])
+    clock.now += 95
+    do(g, p, "end")
+    clock.now += 61
+    r = do(g, p, "timer")
+    assert r.lines("fr") == ["Ce tour : 1:01. Cette manche : 2:36. Partie : 2:36."]
+    assert Game.open(journal, g.id, clock=clock).state["clock"] == g.state["clock"]
+
+
+def test_vtes_transfers_edge_ring_and_withdrawal(journal: Journal) -> None:
+    names = ["A", "B", "C", "D", "E"]
+    g, p = new(journal, "vtes", names, seed=3)
+    first = g.state["first"]
+    got = []
+    for _ in range(6):
+        do(g, p, "next", "next", "next")
+        got.append(g.state["seats"][g.state["active"]]["c"]["transfers"])
+        do(g, p, "end")
+    assert got == [1, 2, 3, 4, 4, 4]
+    # the edge at untap
+    active = g.state["active"]
+    do(g, p, f"edge {active + 1}", "end", "end", "end", "end", "end")
+    assert g.state["active"] == active and g.state["seats"][active]["c"]["pool"] == 31
+    # ousting closes the ring
+    prey = (active + 1) % 5
+    do(g, p, f"oust {prey + 1}")
+    assert g.state["seats"][active]["c"]["vp"] == 1 and g.state["seats"][active]["c"]["pool"] == 37
+    assert g.rules.prey(g.state, active) == (active + 2) % 5
+    # withdrawal fails when the Methuselah loses blood
+    do(g, p, f"withdraw {active + 1}", f"pool {active + 1} -1")
+    assert not g.state["seats"][active]["withdrawing"]
+    assert first is not None
+
+
+def test_ascension_solo_and_teams(journal: Journal) -> None:
+    g, p = new(journal, "ascension", ["Ann"])
+    assert g.state["shared"]["pool"] == 50 and [s["name"] for s in g.state["seats"]] == ["Ann", "Culte"]
+    do(g, p, "honor culte +20", "honor 1 +25")
+    assert not g.state["over"]
+    r = do(g, p, "honor 1 +10")
+    assert g.state["shared"]["extra"] == 5 and g.state["last_round"] and not g.state["over"]
+    r = do(g, p, "end")
+    assert g.state["over"] and g.state["winner"] == [0] and "Culte" in r.text("fr")
+    refused(g, p, "runes 1 +1")
+    do(g, p, "cards culte =15")
+    assert g.state["winner"] == [1]  # 35 each: the Cult plays after the player
+    with pytest.raises(Refusal):
+        Game.new(journal, "ascension", ["A", "B", "C"], options={"teams": True})
+    g, p = new(journal, "ascension", ["A", "B", "C", "D"], options={"teams": True})
+    assert g.state["shared"]["pool"] == 120 and g.state["teams"] == [[0, 2], [1, 3]]
+
+
+def test_res_arcana_life_loss(journal: Journal) -> None:
+    g, p = new(journal, "res-arcana", ["Ann", "Bob"])
+    do(g, p, "next")
+    fr, _ = refused(g, p, "lifeloss 2 2")  # 1 Vie: the second costs two other essences, to be named
+    assert "nommez 2 autres essences" in fr
+    refused(g, p, "lifeloss 2 2 or vie")
+    do(g, p, "lifeloss 2 2 or mort")
+    assert g.state["seats"][1]["c"] == {"mort": 0, "serenite": 1, "vie": 0, "vigueur": 1, "or": 0, "vp": 0}
+    do(g, p, "lifeloss 2 3")  # too few left: everything goes
+    assert g.state["seats"][1]["c"] == {"mort": 0, "serenite": 0, "vie": 0, "vigueur": 0, "or": 0, "vp": 0}
+
+
+def test_rise_first_turn_phase_3_only_for_the_first_player(journal: Journal) -> None:
+    g, p = new(journal, "rise", ["Ann", "Bob"])
+    assert g.rules.phase_id(g.state) == "summon1" and g.state["seats"][0]["c"]["coins"] == 2
+    do(g, p, "end")
+    assert g.rules.phase_id(g.state) == "awakening" and g.state["seats"][1]["c"]["coins"] == 1
+    refused(g, p, "restore 2")  # not in the restoration phase yet
+    do(g, p, "next", "restore 2")
+    assert g.state["seats"][1]["c"]["coins"] == 2 and g.rules.phase_id(g.state) == "summon1"
+    refused(g, p, "restore 1")
+    do(g, p, "end", "next")
+    refused(g, p, "end")  # the restoration choice is not optional
+    do(g, p, "restore 1", "end")
+    assert g.rules.phase_id(g.state) == "awakening"
+
+
+def test_astral_twelve_stars_win_at_once(journal: Journal) -> None:
+    g, p = new(journal, "astral", ["Ann", "Bob"])
+    do(g, p, "stars 2 +11")
+    assert not g.state["over"]
+    r = do(g, p, "stars 2 +1")
+    assert g.state["over"] and g.state["winner"] == [1] and "12 étoiles" in r.text("fr")
+
+
+def test_describe_for_the_ear(journal: Journal) -> None:
+    g, p = new(journal, "vtes", ["Ann", "Bob"])
+    r = do(g, p, "pool 2 -3")
+    assert describe(r, "fr") == ["Bob : pool -3, maintenant 27."]
+    assert describe(r, "en") == ["Bob: pool -3, now 27."]
+    (change,) = r.changes
+    assert (change.seat_name, change.counter, change.delta, change.value) == ("Bob", "pool", -3, 27)
+    assert describe_change(change, "en") == "Bob, pool -3, 27"
+
+
+def test_parser_words(journal: Journal) -> None:
+    g, p = new(journal, "res-arcana", ["Ann", "Annabel", "Bob"])
+    assert p.parse("essence bob OR -1").seat == 2
+    assert p.parse("Sérénité 2 +1").args == {"counter": "serenite", "amount": 1, "mode": "+"}
+    assert p.parse("or 1+2").args["amount"] == 2
+    assert p.parse("  # a comment") is None
+    with pytest.raises(ParseError) as exc:
+        p.parse("or an -1")
+    assert "Ann, Annabel" in exc.value.text("fr")
+    with pytest.raises(ParseError) as exc:
+        p.parse("or 1 2")
+    assert exc.value.text("en") == '"2": write +2 to add, -2 to take away or =2 to set.'
+    with pytest.raises(ParseError):
+        p.parse("or 7 +1")
+    with pytest.raises(ParseError):
+        p.parse("edge 1")  # a VTES word, not a Res Arcana one
