@@ -147,6 +147,8 @@ class Parser:
             if a is not None and amount is None:
                 amount = a
                 continue
+            if tok.isdigit() and seat is not None:
+                raise ParseError("table.parse.sign", word=tok)
             s = self.seat(tok)
             if s is not None and seat is None:
                 seat = s
