@@ -4,8 +4,13 @@
 # As root it installs; with password-less sudo it uses sudo; otherwise it prints
 # the exact apt-get line and exits 1, so nothing half-works silently.
 set -eu
-pkgs="espeak-ng libgl1 libegl1 libusb-1.0-0 libmtdev1 sox xvfb"
+# runtime: what the companion itself uses; testing: what `make test` adds (sox measures the speech,
+# xvfb gives the window tests a display, shellcheck checks deploy/*.sh). The kiosk takes runtime only.
+runtime="espeak-ng libgl1 libegl1 libusb-1.0-0 libmtdev1"
+testing="sox xvfb shellcheck"
+pkgs="$runtime $testing"
 [ "${1:-}" = "--list" ] && { echo "$pkgs"; exit 0; }
+[ "${1:-}" = "--list-runtime" ] && { echo "$runtime"; exit 0; }
 command -v dpkg-query >/dev/null 2>&1 || {
   echo "Not a Debian-family system: install espeak-ng, OpenGL/EGL, libusb-1.0 yourself." >&2
   exit 0
@@ -26,4 +31,5 @@ else
 fi
 echo "Installing system packages:$missing"
 $SUDO apt-get update -qq
+# shellcheck disable=SC2086 # one word per package
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
