@@ -10,7 +10,7 @@ import json
 BENCHES = {
     "search": ("companion.bench", "bench_search"),
     "load": ("companion.bench", "bench_load"),
-    "journal": ("companion.table.bench", "bench_journal"),
+    "journal": ("companion.table.bench", "journal_bench"),
     "scan": ("companion.readers.bench", "bench_scan"),
     "speech": ("companion.speech.bench", "bench_speech"),
     "startup": ("companion.ui.bench", "bench_startup"),
