@@ -1,67 +1,173 @@
 """Readers driven by nfcpy: USB (RC-S380, PN533, ACR122U), PN532 on a UART, and nfcpy's udp
 radio used by the emulators in tests. One thread per reader; polls ISO 14443-A only (NTAG21x),
-which keeps each empty poll short."""
+which keeps each empty poll short.
+
+What the thread promises (issue 5): a card left on the reader is announced once, and again after
+it was lifted; a card lifted in the middle of a read is reported as unreadable, never as an empty
+tag; a reader that goes away is reported once, retried with back-off, and in service again within
+about a second of coming back; no exception leaves the thread.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
+import select
+import socket
 import time
+
+import ndef
 
 from companion.readers.base import Reader
 
 log = logging.getLogger(__name__)
 
-RETRY_DELAYS = (0.2, 0.5, 1.0, 1.0)  # back-off while a reader is missing; stays under 2 s
+RETRY_DELAYS = (0.1, 0.2, 0.5, 1.0)  # back-off while a reader is missing; capped well under 2 s
+HEALTHY_AFTER = 2.0  # a reader that polled this long without failing starts its back-off afresh
+PROBE_EVERY = 0.5  # seconds between liveness probes of a udp peer while no card is on it
 
 
 def _quiet_nfc_logger() -> None:
-    # nfcpy sets its own logger to INFO on import; the companion reports what matters itself.
-    logging.getLogger("nfc").setLevel(logging.WARNING)
+    # nfcpy sets its own logger to INFO on import and logs every I/O error it recovers from; the
+    # companion reports what matters itself (reader-lost, unreadable). Keep it when debugging.
+    if logging.getLogger().level > logging.DEBUG:
+        logging.getLogger("nfc").setLevel(logging.CRITICAL)
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _wellformed(data: bytes) -> bool:
+    try:
+        return bool(list(ndef.message_decoder(data, errors="strict")))
+    except Exception:
+        return False
 
 
 class NfcpyReader(Reader):
     def __init__(self, path: str, seat: int | None = None) -> None:
         super().__init__(path, seat)
         self._clf = None
+        self._announced = ""  # "reader-ready" or "reader-lost": each is said once per change
+        self._tag_on = False  # a tag is connected: nfcpy is checking its presence
+        self._tag_seen = False
+        self._lost_reason = ""
+        self._last_probe = 0.0
+        self._probe_sock: socket.socket | None = None
+        self._last_trouble = ""
+        parts = path.split(":")
+        self._udp_peer: tuple[str, int] | None = None
+        if parts[0] == "udp":
+            host = parts[1] if len(parts) > 1 and parts[1] else "localhost"
+            port = int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 54321
+            self._udp_peer = (host, port)
 
+    # --- opening and liveness -----------------------------------------------------------------------
     def _open(self):  # -> nfc.ContactlessFrontend
         import nfc
 
         _quiet_nfc_logger()
+        if self._udp_peer is not None:
+            # nfcpy's udp driver "opens" whatever is at the address, even nothing at all.
+            reason = self._probe_udp(wait=0.05)
+            if reason:
+                raise OSError(reason)
         clf = nfc.ContactlessFrontend()
         if not clf.open(self.path):
             raise OSError(f"no reader found at {self.path}")
         return clf
 
-    def _run(self) -> None:
-        attempt = 0
-        announced_lost = False
-        while not self.stopping:
+    def _probe_udp(self, wait: float = 0.0) -> str:
+        """Is anything listening at the udp peer? nfcpy's own socket is not connected, so the
+        kernel never tells it about ICMP port-unreachable; a connected socket of ours is told.
+        The probe frame is RFOFF, what nfcpy itself sends when it drops the field between polls.
+        Returns why the peer is gone, or "" (also when no ICMP comes back at all, e.g. filtered)."""
+        assert self._udp_peer is not None
+        try:
+            if self._probe_sock is None:
+                sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                sock.setblocking(False)
+                sock.connect((socket.gethostbyname(self._udp_peer[0]), self._udp_peer[1]))
+                self._probe_sock = sock
+            sock = self._probe_sock
+            # An ICMP error earned by the previous probe is reported now.
+            error = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+            if error:
+                raise OSError(error, os.strerror(error))
+            sock.send(b"RFOFF")
+            if wait and select.select([sock], [], [], wait)[0]:
+                sock.recv(1024)
+        except (BlockingIOError, InterruptedError):
+            return ""
+        except OSError as exc:
+            self._close_probe()
+            return f"nothing answers at {self.path} ({exc.strerror or exc})"
+        return ""
+
+    def _close_probe(self) -> None:
+        if self._probe_sock is not None:
             try:
-                clf = self._open()
-            except Exception as exc:  # OSError, IOError, FileNotFoundError without libusb...
-                if not announced_lost:
-                    self._emit("reader-lost", detail=f"{type(exc).__name__}: {exc}")
-                    announced_lost = True
-                self._stop.wait(RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)])
-                attempt += 1
-                continue
-            attempt = 0
-            announced_lost = False
-            self._clf = clf
-            self._emit("reader-ready")
-            try:
-                self._poll(clf)
-            except Exception as exc:  # device unplugged mid-connect, broken pipe, ...
-                self._emit("reader-lost", detail=f"{type(exc).__name__}: {exc}")
-                announced_lost = True
-                self._stop.wait(RETRY_DELAYS[0])
+                self._probe_sock.close()
             finally:
-                self._clf = None
+                self._probe_sock = None
+
+    def _terminate(self) -> bool:
+        """nfcpy calls this between polls and between presence checks: our chance to stop and to
+        notice that a udp peer went away (nothing else would tell us)."""
+        if self.stopping:
+            return True
+        if self._udp_peer is not None and not self._tag_on:
+            now = time.monotonic()
+            if now - self._last_probe >= PROBE_EVERY:
+                self._last_probe = now
+                reason = self._probe_udp()
+                if reason:
+                    self._lost_reason = reason
+                    return True
+        return False
+
+    def _announce(self, kind: str, detail: str = "") -> None:
+        if self._announced == kind:
+            return
+        self._announced = kind
+        self._emit(kind, detail=detail)
+
+    # --- the thread -------------------------------------------------------------------------------
+    def _run(self) -> None:
+        failures = 0
+        try:
+            while not self.stopping:
+                opened_at = time.monotonic()
                 try:
-                    clf.close()
-                except Exception:
-                    log.debug("closing %s failed", self.path, exc_info=True)
+                    clf = self._open()
+                except Exception as exc:  # OSError, IOError, FileNotFoundError without libusb...
+                    self._announce("reader-lost", _describe(exc))
+                    self._stop.wait(RETRY_DELAYS[min(failures, len(RETRY_DELAYS) - 1)])
+                    failures += 1
+                    continue
+                self._clf = clf
+                self._tag_seen = False
+                self._announce("reader-ready")
+                try:
+                    self._poll(clf)
+                except Exception as exc:  # device unplugged mid-connect, broken pipe, peer gone...
+                    self._tag_on = False
+                    self._announce("reader-lost", _describe(exc))
+                finally:
+                    self._clf = None
+                    try:
+                        clf.close()
+                    except Exception:
+                        log.debug("closing %s failed", self.path, exc_info=True)
+                if self.stopping:
+                    break
+                if self._tag_seen or time.monotonic() - opened_at > HEALTHY_AFTER:
+                    failures = 0
+                self._stop.wait(RETRY_DELAYS[min(failures, len(RETRY_DELAYS) - 1)])
+                failures += 1
+        finally:
+            self._close_probe()
 
     def _poll(self, clf) -> None:
         rdwr = {
@@ -69,26 +175,84 @@ class NfcpyReader(Reader):
             "on-connect": self._on_connect,
             "on-release": self._on_release,
             "beep-on-connect": False,
+            # One REQA per pass, so that _terminate runs between polls (stop, liveness).
+            "iterations": 1,
+            "interval": 0.0,
         }
+        self._lost_reason = ""
         while not self.stopping:
             started = time.monotonic()
-            result = clf.connect(rdwr=rdwr, terminate=lambda: self.stopping)
+            try:
+                result = clf.connect(rdwr=rdwr, terminate=self._terminate)
+            except OSError:
+                raise
+            except Exception as exc:  # a tag that breaks nfcpy's activation code
+                self._tag_on = False
+                self._trouble(_describe(exc))
+                self._stop.wait(0.2)
+                continue
+            if self._lost_reason:
+                raise OSError(self._lost_reason)
             if result is False:  # nfcpy reports a device error this way
                 raise OSError("reader stopped answering")
             if result is None and not self.stopping and time.monotonic() - started < 0.01:
                 raise OSError("reader closed")
 
+    def _trouble(self, detail: str) -> None:
+        log.warning("reader %s: %s", self.path, detail)
+        if detail != self._last_trouble:  # the same broken tag is reported once, not every poll
+            self._last_trouble = detail
+            self._emit("unreadable", detail=detail)
+
+    # --- a tag ----------------------------------------------------------------------------------------
     def _on_connect(self, tag) -> bool:
-        uid = bytes(tag.identifier).hex().upper()
+        self._tag_on = True
+        self._tag_seen = True
+        self._last_trouble = ""
         try:
-            ndef_obj = tag.ndef
-            data = bytes(ndef_obj.octets) if ndef_obj is not None else None
-        except Exception as exc:  # lifted in the middle of a read, a NAK, garbage TLVs...
-            self._emit("unreadable", uid=uid, detail=f"{type(exc).__name__}: {exc}")
-            return True
-        self._emit("laid", uid=uid, ndef=data)
+            uid = bytes(tag.identifier).hex().upper()
+        except Exception:
+            uid = ""
+        try:
+            kind, data, detail = self._read(tag)
+        except Exception as exc:  # garbage TLVs that trip nfcpy, a NAK, anything
+            kind, data, detail = "unreadable", None, _describe(exc)
+        self._emit(kind, uid=uid, ndef=data, detail=detail)
         return True  # keep the card until it leaves, so it is announced once
 
+    def _read(self, tag) -> tuple[str, bytes | None, str]:
+        """Read the NDEF message. nfcpy answers None both for a tag with no NDEF and for a tag
+        that left during the read; only a presence check tells them apart. A message that does
+        not decode is read once more after a fresh select, which drops answers that arrived late
+        to an earlier command (udp) and repairs a read garbled by a card at the edge of the field."""
+        data: bytes | None = None
+        for attempt in range(2):
+            ndef_obj = tag.ndef if attempt == 0 else self._read_again(tag)
+            data = bytes(ndef_obj.octets) if ndef_obj is not None else None
+            if data is not None and _wellformed(data):
+                return "laid", data, ""
+            if not tag.is_present:
+                return "unreadable", None, "card lifted during read"
+        return "laid", data, ""
+
+    def _read_again(self, tag):
+        import nfc.tag.tt2
+
+        if isinstance(tag, nfc.tag.tt2.Type2Tag) and getattr(tag.target, "sel_req", None):
+            if tag.clf.sense(tag.target) is None:
+                return None
+        ndef_obj = tag.ndef
+        if ndef_obj is not None:
+            ndef_obj.has_changed  # noqa: B018 - reading it reads the tag again
+        return tag.ndef
+
     def _on_release(self, tag) -> bool:
-        self._emit("lifted", uid=bytes(tag.identifier).hex().upper())
+        self._tag_on = False
+        if self.stopping:
+            return True  # nfcpy releases the tag because we stop, not because it left
+        try:
+            uid = bytes(tag.identifier).hex().upper()
+        except Exception:
+            uid = ""
+        self._emit("lifted", uid=uid)
         return True

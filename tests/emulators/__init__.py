@@ -1,0 +1,1 @@
+"""Faithful emulators of the hardware the companion talks to, driven by the real, unmodified drivers."""
