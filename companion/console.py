@@ -1,7 +1,11 @@
-"""The console companion: the program for a terminal and a screen reader.
+"""The console companion: the program for a terminal, a screen reader, and scripted games.
 
-Reads tags from one reader, prints one line per card laid (or one JSON object per line), and
-with a simulated reader lets the user lay a card by typing its reference or name.
+Reads tags from one reader and prints one line per card laid (or one JSON object per line).
+When a game is running (``--game`` or ``--resume``), each line typed on standard input is a
+table command word (docs/commands.md: ``pool 2 -3``, ``next``, ``undo``...) applied to the
+game's durable journal; with a simulated reader, a line that is not a command lays the card it
+names. Everything happens on the main thread: the reader thread and the stdin thread only
+queue what they saw.
 """
 
 from __future__ import annotations
@@ -10,16 +14,20 @@ import json
 import queue
 import sys
 import threading
+import time
 from collections.abc import Callable
-from typing import TextIO
+from dataclasses import dataclass
+from typing import Any, TextIO
 
 from companion.cards.library import CardLibrary
-from companion.i18n import t
+from companion.i18n import language, t
 from companion.readers.base import Reader, open_reader
 from companion.readers.events import TagEvent
 from companion.readers.simulator import SimulatedReader
 from companion.tags.collection import load_uid_map
 from companion.tags.resolve import Resolver, Scan
+
+_EOF = object()
 
 
 def format_scan(scan: Scan) -> str:
@@ -34,16 +42,45 @@ def format_scan(scan: Scan) -> str:
     return t("card.unknown", detail=scan.detail) + f"  [uid {scan.uid}]"
 
 
+@dataclass
+class TableSession:
+    """A running game for the console: the engine, its parser, and where its journal is."""
+
+    game: Any  # companion.table.engine.Game
+    parser: Any  # companion.table.commands.Parser
+    journal: Any
+
+    @classmethod
+    def start(cls, game_id: str | None, players: str | None, seed: int | None, journal_path: str | None,
+              resume: int | None) -> TableSession:
+        from companion import paths
+        from companion.table.commands import Parser
+        from companion.table.engine import Game
+        from companion.table.journal import Journal
+
+        journal = Journal(journal_path or str(paths.data_dir() / "games.sqlite3"))
+        if resume is not None:
+            game = Game.open(journal, resume)
+        else:
+            names = [n.strip() for n in (players or "").split(",") if n.strip()]
+            game = Game.new(journal, game_id or "", names, seed=seed, source="key")
+        parser = Parser(game.data, [s["name"] for s in game.state["seats"]], source="key")
+        return cls(game, parser, journal)
+
+
 class Console:
     def __init__(self, reader: Reader, library: CardLibrary, out: TextIO = sys.stdout,
-                 as_json: bool = False, on_scan: Callable[[Scan], None] | None = None) -> None:
+                 as_json: bool = False, on_scan: Callable[[Scan], None] | None = None,
+                 table: TableSession | None = None, on_text: Callable[[str], None] | None = None) -> None:
         self.reader = reader
         self.library = library
         self.resolver = Resolver(library, load_uid_map())
         self.out = out
         self.as_json = as_json
         self.on_scan = on_scan
-        self.events: queue.Queue[TagEvent] = queue.Queue()
+        self.on_text = on_text  # speaks table results and refusals when speech is on
+        self.table = table
+        self.events: queue.Queue[Any] = queue.Queue()
 
     def _print(self, line: str) -> None:
         print(line, file=self.out, flush=True)
@@ -65,70 +102,141 @@ class Console:
             self._status(t("reader.started", path=event.reader))
         return None
 
+    def command(self, line: str) -> None:
+        """A line typed by the user: a table command when a game runs, else a card to lay."""
+        text = line.strip()
+        if not text:
+            return
+        if self.table is not None:
+            from companion.table.commands import ParseError
+
+            try:
+                intent = self.table.parser.parse(text)
+            except ParseError as exc:
+                if self.lay_typed(text):
+                    return
+                self._say_result([t("table.refused", reason=exc.text(language()))])
+                return
+            if intent is None:
+                return
+            result = self.table.game.apply(intent)  # durable in the journal before it is shown
+            self._say_result(result.lines(language()))
+            return
+        if not self.lay_typed(text):
+            self._status(t("console.not_a_card", text=text))
+
+    def _say_result(self, lines: list[str]) -> None:
+        for line in lines:
+            if self.as_json:
+                self._print(json.dumps({"table": line}, ensure_ascii=False))
+            else:
+                self._print(line)
+        if self.on_text is not None and lines:
+            self.on_text(" ".join(lines))
+
     def lay_typed(self, line: str) -> bool:
         """Lay the card a user typed (reference or name) on a simulated reader."""
         if not isinstance(self.reader, SimulatedReader):
             return False
         text = line.strip()
-        if not text:
-            return False
         card = self.library.get(text)
         if card is None:
             for game in self.library.games:
                 card = self.library.find_by_name(game, text)
                 if card:
                     break
+        if card is None and ":" not in text:
+            return False
         self.reader.lay(card.ref if card else text)
         return True
 
-    def run(self, count: int | None = None, stdin: TextIO | None = None) -> int:
+    def run(self, count: int | None = None, stdin: TextIO | None = None, stop_at_eof: bool = False) -> int:
         self.reader.start(self.events.put)
         if stdin is not None:
             threading.Thread(target=self._read_stdin, args=(stdin,), daemon=True).start()
         scans = 0
+        ending_at: float | None = None
         try:
             while count is None or scans < count:
                 try:
-                    event = self.events.get(timeout=0.5)
+                    item = self.events.get(timeout=0.1)
                 except queue.Empty:
+                    if ending_at is not None and time.monotonic() > ending_at:
+                        break
                     continue
-                if self.handle(event) is not None:
+                if item is _EOF:
+                    if stop_at_eof:
+                        # The script has ended; cards it laid may still be on their way from the reader.
+                        ending_at = time.monotonic() + 0.5
+                    continue
+                if isinstance(item, str):
+                    self.command(item)
+                elif self.handle(item) is not None:
                     scans += 1
         except KeyboardInterrupt:
             self._status(t("console.bye"))
         finally:
             self.reader.stop()
+        if self.table is not None and not self.as_json:
+            for line in self.table.game.status(language()):
+                self._print(line)
         return 0
 
     def _read_stdin(self, stdin: TextIO) -> None:
         for line in stdin:
-            self.lay_typed(line)
+            self.events.put(line)
+        self.events.put(_EOF)
 
 
-def main(reader_path: str, as_json: bool = False, count: int | None = None,
-         speak: bool = False, lang: str = "fr") -> int:
+def main(reader_path: str, as_json: bool = False, count: int | None = None, speak: bool = False,
+         lang: str = "fr", game: str | None = None, players: str | None = None, seed: int | None = None,
+         journal: str | None = None, resume: int | None = None) -> int:
     try:
         reader = open_reader(reader_path)
     except ValueError:
         print(t("error.bad_reader", path=reader_path), file=sys.stderr)
         return 2
     library = CardLibrary()
-    for game in library.games:  # load before the first card, so the first scan is fast
-        library.load(game)
-    on_scan = speaker = None
+    library.games  # noqa: B018 - load the index before the first card, so the first scan is fast
+    table = None
+    if game or resume is not None:
+        from companion.table.data import TableDataError
+        from companion.table.engine import Refusal, render
+        from companion.table.journal import JournalError
+
+        try:
+            table = TableSession.start(game, players, seed, journal, resume)
+        except Refusal as r:
+            print(t("table.refused", reason=render(None, r.key, r.values)), file=sys.stderr)
+            return 2
+        except (TableDataError, JournalError, KeyError, ValueError) as exc:
+            print(t("console.table_error", error=exc), file=sys.stderr)
+            return 2
+    on_scan = speaker = on_text = None
     if speak:
-        from companion.speech import make_speaker, speak_scan_callback
+        from companion.speech import Priority, make_speaker, speak_scan_callback
 
         speaker = make_speaker("auto", lang=lang)
         on_scan = speak_scan_callback(lang, speaker=speaker, games=library.game)
-    console = Console(reader, library, as_json=as_json, on_scan=on_scan)
-    stdin = sys.stdin if isinstance(reader, SimulatedReader) and sys.stdin and sys.stdin.isatty() else None
-    if stdin is not None:
-        print(t("console.help"), file=sys.stderr)
+
+        def on_text(text: str) -> None:
+            speaker.say(text, lang=lang, priority=Priority.CHANGE)
+
+    console = Console(reader, library, as_json=as_json, on_scan=on_scan, table=table, on_text=on_text)
+    if table is not None and table.game.opening is not None:
+        console._say_result(table.game.opening.lines(lang))  # who was drawn to start
+    interactive = bool(sys.stdin and sys.stdin.isatty())
+    # Typed lines matter with a simulated reader (cards) or a game (commands); a piped script ends the run.
+    wants_stdin = isinstance(reader, SimulatedReader) or table is not None
+    stdin = sys.stdin if wants_stdin and sys.stdin and (interactive or table is not None) else None
+    if stdin is not None and interactive:
+        print(t("console.help.table" if table else "console.help"), file=sys.stderr)
     try:
-        return console.run(count=count, stdin=stdin)
+        return console.run(count=count, stdin=stdin, stop_at_eof=table is not None and not interactive)
     finally:
         if speaker is not None:
-            if count is not None:  # a scripted run ends after its last card has been said
+            if count is not None or table is not None:  # a scripted run ends after its last words
                 speaker.wait_idle(timeout=60)
             speaker.close()
+        if table is not None:
+            table.journal.close()
