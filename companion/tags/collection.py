@@ -6,6 +6,9 @@ A YAML mapping ``UID: game:id`` in the user data directory (see cardmap/collecti
 from __future__ import annotations
 
 import logging
+import os
+import re
+import tempfile
 from pathlib import Path
 
 import yaml
@@ -26,7 +29,7 @@ def load_uid_map(path: Path | None = None) -> dict[str, str]:
     if not path.exists():
         return {}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = _parse(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         log.warning("collection %s unreadable: %s", path, exc)
         return {}
@@ -39,3 +42,76 @@ def load_uid_map(path: Path | None = None) -> dict[str, str]:
         if isinstance(ref, str) and parse_ref(ref):
             result[uid_text] = ref
     return result
+
+
+class CollectionError(Exception):
+    """The collection file exists but cannot be read safely: it is left untouched."""
+
+
+def _parse(text: str) -> object:
+    # BaseLoader keeps every scalar a string: an unquoted UID such as 04112233445566 would
+    # otherwise be read as an (octal) integer and lose its leading zero.
+    return yaml.load(text, Loader=yaml.BaseLoader) or {}
+
+
+def normalize_uid(uid: str) -> str:
+    return str(uid).replace(":", "").replace(" ", "").upper()
+
+
+def bind_uid(uid: str, ref: str, note: str = "", path: Path | None = None) -> Path:
+    """Map a tag's UID to a card reference in the collection, keeping every other entry and the
+    user's comments. The file is replaced atomically, so a crash leaves the old or the new one."""
+    if parse_ref(ref) is None:
+        raise ValueError(f"not a card reference: {ref!r}")
+    uid = normalize_uid(uid)
+    if not re.fullmatch(r"[0-9A-F]{8,20}", uid):
+        raise ValueError(f"not a tag UID: {uid!r}")
+    path = path or collection_path()
+    try:
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        data = _parse(text)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise CollectionError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
+    if not isinstance(data, dict):
+        raise CollectionError("expected a mapping UID: game:id")
+    same = [key for key in data if normalize_uid(key) == uid]
+    if [data[key] for key in same] == [ref]:
+        return path
+    lines = text.splitlines(keepends=True)
+    for key in same:  # the old mapping of this UID goes; its line only
+        pattern = re.compile(r"^\s*[\"']?" + re.escape(str(key)) + r"[\"']?\s*:")
+        lines = [line for line in lines if not pattern.match(line)]
+    new_text = "".join(lines)
+    if new_text and not new_text.endswith("\n"):
+        new_text += "\n"
+    comment = " ".join(note.split())
+    new_text += f'"{uid}": "{ref}"' + (f"  # {comment}" if comment else "") + "\n"
+    expected = {normalize_uid(k): v for k, v in data.items() if normalize_uid(k) != uid}
+    expected[uid] = ref
+    try:
+        check = _parse(new_text)
+    except yaml.YAMLError:
+        check = None
+    if not isinstance(check, dict) or {normalize_uid(k): v for k, v in check.items()} != expected:
+        # A layout line edits cannot follow (a flow mapping, say): write the mapping out afresh.
+        new_text = "# UID: card reference (python -m companion tag bind)\n" + yaml.safe_dump(
+            expected, allow_unicode=True, default_flow_style=False, default_style='"')
+    _write_atomic(path, new_text)
+    return path
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".collection-", suffix=".yaml", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
