@@ -80,6 +80,13 @@ def decode(data: bytes | None) -> Decoded:
 
 
 def _describe(record: ndef.Record) -> str:
+    try:
+        return _describe_unsafe(record)
+    except Exception:  # a record that decoded but will not print: still never an error
+        return "record (undescribable)"
+
+
+def _describe_unsafe(record: ndef.Record) -> str:
     if isinstance(record, ndef.TextRecord):
         return f"Text[{record.language}] {record.text!r}"
     if isinstance(record, ndef.UriRecord):
