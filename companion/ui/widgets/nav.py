@@ -1,0 +1,56 @@
+"""The navigation bar: one button per screen, a glyph and a word on each, the current screen
+drawn inverted and marked with a bar, so that it never depends on colour alone."""
+
+from __future__ import annotations
+
+from kivy.properties import BooleanProperty, OptionProperty, StringProperty
+from kivy.uix.behaviors import ButtonBehavior
+from kivy.uix.label import Label
+from kivy.uix.scrollview import ScrollView
+
+from companion.ui.widgets import load_widgets_kv
+
+
+class NavButton(ButtonBehavior, Label):
+    screen = StringProperty("")
+    glyph = StringProperty("")
+    word = StringProperty("")
+    selected = BooleanProperty(False)
+    horizontal = BooleanProperty(False)  # in a bar at the bottom (portrait), not a rail
+
+
+class NavBar(ScrollView):
+    """Scrolls when the words do not all fit (large text, narrow portrait screens)."""
+
+    orientation = OptionProperty("vertical", options=("vertical", "horizontal"))
+    current = StringProperty("")
+    picked = StringProperty("")  # the screen last asked for; the root shows it
+
+    def __init__(self, **kwargs) -> None:
+        load_widgets_kv()
+        super().__init__(**kwargs)
+
+    def add_item(self, screen: str, glyph: str, word: str) -> NavButton:
+        button = NavButton(screen=screen, glyph=glyph, word=word, selected=screen == self.current,
+                           horizontal=self.orientation == "horizontal")
+        button.bind(on_release=self._pick)
+        self.ids.items.add_widget(button)
+        return button
+
+    def buttons(self) -> list[NavButton]:
+        return list(reversed(self.ids.items.children))
+
+    def button(self, screen: str) -> NavButton | None:
+        return next((b for b in self.buttons() if b.screen == screen), None)
+
+    def on_orientation(self, _bar: NavBar, orientation: str) -> None:
+        for b in self.buttons():
+            b.horizontal = orientation == "horizontal"
+
+    def on_current(self, _bar: NavBar, name: str) -> None:
+        for b in self.buttons():
+            b.selected = b.screen == name
+
+    def _pick(self, button: NavButton) -> None:
+        self.picked = ""  # a second tap on the same screen still counts
+        self.picked = button.screen
