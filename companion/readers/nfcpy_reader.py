@@ -45,6 +45,17 @@ def _wellformed(data: bytes) -> bool:
         return False
 
 
+def probe_udp(path: str, wait: float = 0.05) -> str:
+    """One look at a ``udp:HOST:PORT`` reader path: why nothing answers there, or "" when it may."""
+    reader = NfcpyReader(path)
+    if reader._udp_peer is None:
+        return ""
+    try:
+        return reader._probe_udp(wait=wait)
+    finally:
+        reader._close_probe()
+
+
 class NfcpyReader(Reader):
     def __init__(self, path: str, seat: int | None = None) -> None:
         super().__init__(path, seat)

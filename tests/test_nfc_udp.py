@@ -1,0 +1,276 @@
+"""NfcpyReader and the tag writer against an emulated NTAG21x on nfcpy's unmodified udp driver
+(issue 5): reads, writes read back, debounce, NTAG213/215/216, broken and locked tags, a card
+lifted mid-read, a reader that goes away and comes back, one reader per seat."""
+
+from __future__ import annotations
+
+import queue
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from companion.readers.base import open_reader
+from companion.readers.events import TagEvent
+from companion.tags import records, writer
+from tests.emulators.ntag21x import KINDS, Ntag21x, ndef_tlv, text_message
+
+pytestmark = pytest.mark.timeout(60)
+
+GOVERN = text_message("vtes:100845")
+UID_A = "04A1B2C3D4E5F6"
+UID_B = "04B0B1B2B3B4B5"
+
+
+class Events:
+    """What a reader reported, in order, with waits bounded by a timeout."""
+
+    def __init__(self) -> None:
+        self.queue: queue.Queue[TagEvent] = queue.Queue()
+        self.status: list[TagEvent] = []  # reader-ready / reader-lost, kept apart
+
+    def put(self, event: TagEvent) -> None:
+        if event.kind in ("reader-ready", "reader-lost"):
+            self.status.append(event)
+        self.queue.put(event)
+
+    def next(self, timeout: float = 5.0, status: bool = False) -> TagEvent:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                event = self.queue.get(timeout=max(left, 0.001))
+            except queue.Empty:
+                raise AssertionError(f"no event within {timeout} s") from None
+            if status or event.kind not in ("reader-ready", "reader-lost"):
+                return event
+
+    def quiet(self, seconds: float) -> list[TagEvent]:
+        """Card events during ``seconds`` (should be none when nothing changed)."""
+        time.sleep(seconds)
+        seen = []
+        while not self.queue.empty():
+            event = self.queue.get()
+            if event.kind not in ("reader-ready", "reader-lost"):
+                seen.append(event)
+        return seen
+
+
+@pytest.fixture(scope="module")
+def table():
+    """One emulator and one reader shared by the tests that only lay and lift cards."""
+    emu = Ntag21x().start()
+    events = Events()
+    reader = open_reader(emu.path, seat=3)
+    reader.start(events.put)
+    yield emu, events, reader
+    reader.stop()
+    emu.stop()
+
+
+@pytest.fixture()
+def emu(table):
+    emu, events, reader = table
+    yield emu, events
+    if emu.card is not None:
+        emu.lift()
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline and events.next(3).kind != "lifted":
+            pass
+    events.quiet(0.05)
+    assert reader._thread is not None and reader._thread.is_alive()
+
+
+def test_read_announce_once_lift_and_lay_again(emu) -> None:
+    emu, events = emu
+    emu.lay(UID_A, ndef_message_bytes=GOVERN)
+    laid = events.next()
+    assert (laid.kind, laid.uid, laid.ndef, laid.seat) == ("laid", UID_A, GOVERN, 3)
+    assert laid.reader == emu.path
+    assert events.quiet(0.6) == []  # left on the reader: announced once
+    emu.lift()
+    lifted = events.next()
+    assert (lifted.kind, lifted.uid) == ("lifted", UID_A)
+    emu.lay(UID_A, ndef_message_bytes=GOVERN)
+    again = events.next()
+    assert (again.kind, again.uid) == ("laid", UID_A)
+
+
+def test_two_cards_in_a_row(emu) -> None:
+    emu, events = emu
+    emu.lay(UID_A, ndef_message_bytes=GOVERN)
+    assert events.next().uid == UID_A
+    emu.lay(UID_B, ndef_message_bytes=text_message("vtes:101144"))  # slid in place of the first
+    assert [(e.kind, e.uid) for e in (events.next(), events.next())] == [("lifted", UID_A), ("laid", UID_B)]
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_each_ntag_size_read_to_the_last_byte(emu, kind: str) -> None:
+    emu, events = emu
+    capacity = 4 * len(KINDS[kind].user_pages)
+    text = "vtes:100845 " + "x" * (capacity - 30)  # a message that fills the card
+    message = text_message(text)
+    emu.lay(UID_A, ndef_message_bytes=message, kind=kind)
+    laid = events.next()
+    assert laid.kind == "laid" and laid.ndef == message
+
+
+def test_no_ndef_empty_ndef_and_garbage(emu) -> None:
+    emu, events = emu
+    emu.lay(UID_A, formatted=False)  # blank capability container
+    blank = events.next()
+    assert (blank.kind, blank.ndef) == ("laid", None)
+    emu.lay(UID_B)  # factory fresh: an empty NDEF message
+    assert events.next().kind == "lifted"
+    empty = events.next()
+    assert (empty.kind, empty.ndef) == ("laid", b"")
+    garbage = bytes.fromhex("D1010E5402") + b"\xff" * 9
+    emu.lay("04C0C1C2C3C4C5", raw_tlv_area=ndef_tlv(garbage))
+    assert events.next().kind == "lifted"
+    bad = events.next()
+    assert (bad.kind, bad.ndef) == ("laid", garbage)
+    assert "malformed" in records.decode(bad.ndef).error
+
+
+def test_lifted_in_the_middle_of_a_read_is_unreadable(emu) -> None:
+    emu, events = emu
+    emu.lay(UID_A, ndef_message_bytes=text_message("y" * 700), kind="NTAG216", lift_after_reads=4)
+    event = events.next()
+    assert (event.kind, event.uid) == ("unreadable", UID_A)
+    assert "lifted" in event.detail
+    assert events.quiet(0.5) == []  # no "lifted" for a card never announced
+    emu.lay(UID_B, ndef_message_bytes=GOVERN)  # and the reader goes on
+    after = events.next()
+    assert (after.kind, after.uid) == ("laid", UID_B)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(area=st.binary(min_size=1, max_size=144))
+def test_hostile_memory_never_escapes_the_reader(emu, area: bytes) -> None:
+    emu, events = emu
+    emu.lay("04D0D1D2D3D4D5", raw_tlv_area=area)
+    first = events.next()
+    assert first.kind in ("laid", "unreadable")
+    records.decode(first.ndef)  # and the resolver's decoder copes with whatever came
+    emu.lift()
+    if first.kind == "laid":
+        assert events.next().kind == "lifted"
+    events.quiet(0.05)
+
+
+def test_reader_lost_and_back_within_two_seconds() -> None:
+    emu = Ntag21x().start()
+    events = Events()
+    reader = open_reader(emu.path)
+    reader.start(events.put)
+    try:
+        emu.lay(UID_A, ndef_message_bytes=GOVERN)
+        assert events.next().kind == "laid"
+        emu.stop()  # the reader's datagrams now meet a closed port
+        assert events.next().kind == "lifted"
+        lost = events.next(timeout=5, status=True)
+        while lost.kind == "reader-ready":
+            lost = events.next(timeout=5, status=True)
+        assert lost.kind == "reader-lost" and "nothing answers" in lost.detail
+        time.sleep(1.5)  # long enough for the back-off to reach its longest step
+        emu.lay(UID_B, ndef_message_bytes=GOVERN)
+        back = time.monotonic()
+        emu.start()
+        event = events.next(timeout=3)
+        while event.kind != "laid":
+            event = events.next(timeout=3)
+        assert event.uid == UID_B
+        assert time.monotonic() - back < 2.0
+        assert [e.kind for e in events.status][-2:] == ["reader-lost", "reader-ready"]
+    finally:
+        reader.stop()
+        emu.stop()
+
+
+def test_one_reader_per_seat_and_a_faulty_consumer() -> None:
+    emus = [Ntag21x().start(), Ntag21x().start()]
+    events = Events()
+    calls = []
+
+    def faulty(event: TagEvent) -> None:
+        calls.append(event)
+        if len(calls) == 1:
+            raise RuntimeError("a consumer bug")  # must not stop the reader
+        events.put(event)
+
+    readers = [open_reader(emus[0].path, seat=1), open_reader(emus[1].path, seat=2)]
+    readers[0].start(events.put)
+    readers[1].start(faulty)
+    try:
+        emus[0].lay(UID_A, ndef_message_bytes=GOVERN)
+        emus[1].lay(UID_B, ndef_message_bytes=GOVERN)
+        seen = {}
+        while len(seen) < 2:
+            event = events.next()
+            seen[event.seat] = (event.kind, event.uid, event.reader)
+        assert seen == {1: ("laid", UID_A, emus[0].path), 2: ("laid", UID_B, emus[1].path)}
+        assert all(r._thread is not None and r._thread.is_alive() for r in readers)
+    finally:
+        for r in readers:
+            r.stop()
+        for e in emus:
+            e.stop()
+    assert not any(r._thread is not None and r._thread.is_alive() for r in readers)  # stop() stops
+
+
+# --- writing, through the writer the tag command uses -------------------------------------------------
+
+@pytest.fixture(scope="module")
+def bench():
+    emu = Ntag21x().start()
+    yield emu
+    emu.stop()
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("record", ["text", "uri", "external"])
+def test_write_then_read_back(bench: Ntag21x, kind: str, record: str) -> None:
+    bench.lay(UID_A, ndef_message_bytes=text_message("old content"), kind=kind)
+    info = writer.on_reader(bench.path, lambda tag: writer.write_ref(tag, "vtes:100845", record), timeout=5)
+    assert info.product == f"NXP {kind}" and info.writeable
+    assert info.decoded.refs == ("vtes:100845",)
+    assert bench.card is not None and bench.card.message() == records.encode_ref("vtes:100845", record)
+    again = writer.on_reader(bench.path, writer.inspect, timeout=5)
+    assert again.ndef == records.encode_ref("vtes:100845", record)
+
+
+@pytest.mark.parametrize("locked", [True, "bits"])
+def test_locked_tag_refused_and_untouched(bench: Ntag21x, locked) -> None:
+    bench.lay(UID_A, ndef_message_bytes=GOVERN, locked=locked)
+    before = bench.memory
+    with pytest.raises(writer.TagError) as err:
+        writer.on_reader(bench.path, lambda tag: writer.write_ref(tag, "vtes:101144"), timeout=5)
+    assert err.value.key == "tag.locked"
+    assert bench.memory == before
+
+
+def test_too_small_and_unformatted_refused(bench: Ntag21x) -> None:
+    # NULL TLVs before the NDEF TLV leave 12 bytes: less than a Text record of a reference.
+    bench.lay(UID_A, raw_tlv_area=b"\x00" * 130 + b"\x03\x00\xfe")
+    with pytest.raises(writer.TagError) as err:
+        writer.on_reader(bench.path, lambda tag: writer.write_ref(tag, "vtes:100845"), timeout=5)
+    assert err.value.key == "tag.too_small" and "12" in str(err.value)
+    bench.lay(UID_A, formatted=False)
+    with pytest.raises(writer.TagError) as err:
+        writer.on_reader(bench.path, lambda tag: writer.write_ref(tag, "vtes:100845"), timeout=5)
+    assert err.value.key == "tag.not_formatted"
+
+
+def test_no_card_times_out_and_no_reader_is_said(bench: Ntag21x) -> None:
+    bench.lift()
+    started = time.monotonic()
+    with pytest.raises(writer.TagError) as err:
+        writer.on_reader(bench.path, writer.inspect, timeout=0.5)
+    assert err.value.key == "tag.timeout"
+    assert time.monotonic() - started < 2.5
+    gone = Ntag21x().start()
+    gone.stop()
+    with pytest.raises(writer.TagError) as err:
+        writer.on_reader(gone.path, writer.inspect, timeout=5)
+    assert err.value.key == "reader.failed"
