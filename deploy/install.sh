@@ -9,6 +9,8 @@
 # Every step first looks at what is there and acts only on a difference, so a second run changes
 # nothing and says so. See deploy/README.md for the whole set-up and for the reasons behind each file.
 set -euo pipefail
+# Files and the virtualenv must be readable by the kiosk user whatever root's own umask is.
+umask 022
 
 DEPLOY=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$DEPLOY/.." && pwd)
@@ -116,6 +118,7 @@ BLACKLIST_DEST=/etc/modprobe.d/table-companion-nfc.conf
 KIVY_DEST=$ETC_DIR/kivy-config.ini
 KIVY_LINK=$STATE_DIR/kivy/config.ini
 README_DEST=$PREFIX/README.md
+CARDMAP_DEST=$PREFIX/cardmap
 SOURCE_STAMP=$VENV/.table-companion-source
 
 WORK=$(mktemp -d)
@@ -304,6 +307,23 @@ step_files() {
 }
 
 # --- the virtualenv and the companion in it ----------------------------------------------------------------
+# tree_hash DIR: one hash over the names and contents of the files under DIR.
+tree_hash() {
+  (cd "$1" && find . -type f ! -path '*/__pycache__/*' -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum) |
+    sha256sum | cut -d' ' -f1
+}
+
+# copy_tree SOURCE DEST: DEST becomes a copy of SOURCE (files gone from SOURCE go from DEST too).
+# shellcheck disable=SC2317 # called through change()
+copy_tree() {
+  rm -rf -- "$2.new"
+  mkdir -p "$(dirname "$2")"
+  cp -r -- "$1" "$2.new"
+  find "$2.new" -name __pycache__ -prune -exec rm -rf {} +
+  rm -rf -- "$2"
+  mv -- "$2.new" "$2"
+}
+
 source_hash() {
   local f
   (
@@ -328,6 +348,16 @@ step_venv() {
   local venv=$ROOT$VENV
   make_dir "$PREFIX" 0755
   install_file "$DEPLOY/README.md" "$README_DEST" 0644 || true
+  # The games' data is read from cardmap/ beside the package, which pip does not install: the unit
+  # points COMPANION_CARDMAP at this copy.
+  if [ -d "$ROOT$CARDMAP_DEST" ] && [ "$(tree_hash "$ROOT$CARDMAP_DEST")" = "$(tree_hash "$SRC/cardmap")" ]; then
+    ok "game data $CARDMAP_DEST matches $SRC/cardmap"
+  else
+    local verb=install
+    [ -e "$ROOT$CARDMAP_DEST" ] && verb=update
+    SHOW="cp -r $SRC/cardmap $ROOT$CARDMAP_DEST" \
+      change "$verb the game data $CARDMAP_DEST" copy_tree "$SRC/cardmap" "$ROOT$CARDMAP_DEST"
+  fi
   if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import sys' 2>/dev/null; then
     ok "virtualenv $VENV"
   else
@@ -425,9 +455,12 @@ uninstall() {
     local enabled active
     enabled=$(systemctl is-enabled "$UNIT_NAME" 2>/dev/null || true)
     active=$(systemctl is-active "$UNIT_NAME" 2>/dev/null || true)
-    if [ "$enabled" = enabled ] || [ "$active" = active ]; then
-      change "stop $UNIT_NAME and do not start it at boot" systemctl disable --now --quiet "$UNIT_NAME"
-    else
+    if [ "$active" = active ]; then
+      change "stop $UNIT_NAME" systemctl stop "$UNIT_NAME"
+    fi
+    if [ "$enabled" = enabled ]; then
+      change "do not start $UNIT_NAME at boot" systemctl disable --quiet "$UNIT_NAME"
+    elif [ "$active" != active ]; then
       ok "$UNIT_NAME is neither enabled nor running"
     fi
   fi
