@@ -42,6 +42,7 @@ Usage: sudo $0 [options]
   --root DIR      install the files under DIR as if it were / (packaging, tests); the machine
                   itself is left alone: no packages, users, groups, modules, udev or systemd
   --no-pip        create the virtualenv but do not install the companion into it
+  --no-packages   leave the Debian packages alone (you manage them yourself)
   -h, --help      this help
 EOF
 }
@@ -54,11 +55,13 @@ PREFIX=/opt/table-companion
 RUN_USER=""
 PYTHON=""
 NO_PIP=0
+NO_PACKAGES=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --dry-run) DRY_RUN=1 ;;
     --uninstall) UNINSTALL=1 ;;
     --no-pip) NO_PIP=1 ;;
+    --no-packages) NO_PACKAGES=1 ;;
     --root|--prefix|--user|--python)
       [ $# -ge 2 ] || { echo "Error: $1 needs a value." >&2; exit 2; }
       case "$1" in
@@ -165,6 +168,10 @@ step_packages() {
   pkgs="$(bash "$DEPLOY/system-packages.sh" --list-runtime) $KIOSK_PACKAGES"
   if [ "$SYSTEM" = 0 ]; then
     skip "Debian packages (--root: this machine's packages are left alone): $pkgs"
+    return
+  fi
+  if [ "$NO_PACKAGES" = 1 ]; then
+    skip "Debian packages (--no-packages): $pkgs"
     return
   fi
   if ! have dpkg-query; then

@@ -489,3 +489,77 @@ def test_readme_covers_the_steps_people_need() -> None:
                    "enable_uart=1", "do_serial_cons", "dialout", "HSU", "tty:S0:pn532", "tty:AMA0:pn532",
                    "git pull", "Bookworm"):
         assert needed in readme, needed
+
+
+# --- install.sh on a real system, in a throwaway mount namespace ----------------------------------------------
+SANDBOX = """set -euo pipefail
+base=$1
+shift
+for d in etc opt var; do
+  mkdir -p "$base/$d.up" "$base/$d.work"
+  mount -t overlay overlay -o "lowerdir=/$d,upperdir=$base/$d.up,workdir=$base/$d.work" "/$d"
+done
+touch /etc/.table-companion-sandbox  # seen only inside: proof that the overlays are in place
+exec "$@"
+"""
+
+INSIDE = """set -u
+test -e /etc/.table-companion-sandbox || { echo "not in the sandbox"; exit 99; }
+run() { echo "=== $*"; bash "$INSTALL" "$@" --no-packages --no-pip; echo "rc=$?"; }
+run
+echo "=== state"
+id companion
+stat -c '%U:%G %a' /var/lib/table-companion /var/lib/table-companion/kivy /var/cache/table-companion
+readlink /etc/systemd/system/multi-user.target.wants/table-companion.service
+grep -E '^(User|Group)=' /etc/systemd/system/table-companion.service
+run
+run --uninstall
+run --uninstall
+"""
+
+
+def sandbox_unavailable() -> str | None:
+    if os.geteuid() != 0:
+        return "needs root for a mount namespace (the --root tests cover the files)"
+    if Path("/run/systemd/system").exists():
+        return "systemd is running here: systemctl enable would reach the real /etc through PID 1"
+    loaded = {line.split()[0] for line in Path("/proc/modules").read_text().splitlines()} \
+        if Path("/proc/modules").exists() else set()
+    if loaded & GRABBING_MODULES:
+        return "NFC kernel modules are loaded here, and unloading them is not confined to a namespace"
+    if shutil.which("unshare") is None or shutil.which("useradd") is None:
+        return "unshare or useradd is missing"
+    probe = subprocess.run(["unshare", "-m", "--propagation", "private", "true"], capture_output=True, timeout=10)
+    if probe.returncode != 0 or "overlay" not in Path("/proc/filesystems").read_text():
+        return "no mount namespaces or overlayfs here"
+    return None
+
+
+@pytest.mark.skipif(sandbox_unavailable() is not None, reason=str(sandbox_unavailable()))
+def test_system_install_creates_the_user_and_enables_the_unit_then_nothing_to_do(tmp_path: Path) -> None:
+    """The steps --root skips (user, groups, ownership, systemctl enable), for real, on overlays of /etc,
+    /opt and /var that vanish with the namespace."""
+    sandbox = tmp_path / "sandbox.sh"
+    sandbox.write_text(SANDBOX)
+    before = system_state()
+    command = ["unshare", "-m", "--propagation", "private",
+               "bash", str(sandbox), str(tmp_path / "layers"), "bash", "-c", INSIDE]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "INSTALL": str(INSTALL), "LC_ALL": "C"})
+    out = result.stdout
+    assert result.returncode == 0 and "not in the sandbox" not in out, out + result.stderr
+    first, state, second, uninstall, again = out.split("=== ")[1:]
+    assert first.rstrip().endswith("rc=0"), first
+    assert "create the system user 'companion'" in first and "start table-companion.service at boot" in first
+    for group in ("dialout", "plugdev"):
+        assert f"add user 'companion' to group '{group}'" in first
+    assert re.search(r"groups=.*\bdialout\b", state) and re.search(r"groups=.*\bplugdev\b", state)
+    assert "companion:companion 750" in state
+    assert "/etc/systemd/system/table-companion.service" in state
+    assert "User=companion" in state and "Group=companion" in state
+    assert "Nothing to do" in second and not re.search(r"^\s+do\s", second, re.M), second
+    assert "do     do not start table-companion.service at boot" in uninstall and uninstall.rstrip().endswith("rc=0")
+    assert "Nothing to do" in again
+    # Nothing leaked out of the namespace.
+    assert not Path("/etc/.table-companion-sandbox").exists()
+    assert system_state() == before
