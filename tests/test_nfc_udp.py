@@ -274,3 +274,12 @@ def test_no_card_times_out_and_no_reader_is_said(bench: Ntag21x) -> None:
     with pytest.raises(writer.TagError) as err:
         writer.on_reader(gone.path, writer.inspect, timeout=5)
     assert err.value.key == "reader.failed"
+
+
+def test_bench_scan_runs_and_meets_its_budget() -> None:
+    from companion.readers.bench import bench_scan
+
+    result = bench_scan(scans=5)
+    assert result["ok"], result
+    assert result["n"] == 5 and result["failures"] == 0
+    assert 0 < result["p50_ms"] <= result["p95_ms"] < 50
