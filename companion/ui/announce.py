@@ -1,0 +1,303 @@
+"""What the companion says on its own, for a player who cannot see the screen: every change of the
+table (briefly: who, what, the new value, the seat's name first), every refusal and error, every
+screen that opens, the focused element, and the whole state of a seat or of the table on demand.
+
+Pure logic with no Kivy: an ``Announcer`` turns results, screens and states into utterances and
+hands them to ``say(utterances, priority, interrupt)`` (a ``Speaker.say_all``). The words are data:
+companion/speech/table_phrases.yaml, phrases.yaml (change_speech) and the game's own names.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from collections.abc import Callable, Sequence
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from companion.i18n import t
+from companion.speech.numbers import number_words
+from companion.speech.phrases import Utterance, change_speech, data, for_the_ear
+from companion.speech.speaker import Priority
+
+log = logging.getLogger(__name__)
+
+Say = Callable[[Sequence[Utterance], Priority, bool], None]
+
+
+@functools.cache
+def _phrases() -> dict[str, Any]:
+    text = resources.files("companion.speech").joinpath("table_phrases.yaml").read_text(encoding="utf-8")
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def phrase(key: str, lang: str, **values: Any) -> str:
+    """A template of table_phrases.yaml filled in; integers are spelled out."""
+    table = _phrases().get(lang) or _phrases()["fr"]
+    spoken = {k: number_words(v, lang) if isinstance(v, int) and not isinstance(v, bool) else v
+              for k, v in values.items()}
+    return table[key].format(**spoken)
+
+
+def _feminine(game: str, cid: str, lang: str) -> bool:
+    entry = ((data(lang).get("games", {}).get(game) or {}).get("counters") or {}).get(cid) or {}
+    return bool(entry.get("feminine"))
+
+
+def ear(text: str, lang: str, game: str = "") -> str:
+    """A sentence of the engine made speakable: numbers and signs as words, no "(s)"."""
+    text = re.sub(r"\((s|x|e|es)\)", r"\1", text)
+    return for_the_ear(text, lang, game)
+
+
+def _resolve(table_data: Any, values: dict[str, Any], lang: str) -> dict[str, Any]:
+    """The values of a note with their game references named (as the engine's ``render``)."""
+    out: dict[str, Any] = {}
+    for k, v in values.items():
+        if isinstance(v, str) and v[:3] in ("@p:", "@r:", "@c:", "@t:"):
+            kind, ref = v[1], v[3:]
+            if kind == "t":
+                v = t(ref, lang)
+            elif table_data is not None and kind in "pr":
+                phase = table_data.phases[table_data.phase_index(ref)]
+                v = phase.name(lang) if kind == "p" else phase.remind(lang)
+            elif table_data is not None and kind == "c":
+                v = table_data.counter(ref).name(lang)
+        elif isinstance(v, list) and all(isinstance(x, str) for x in v):
+            v = t("table.and", lang).join(v) if len(v) > 1 else (v[0] if v else "")
+        out[k] = v
+    return out
+
+
+def snapshot(state: dict[str, Any]) -> dict[str, Any]:
+    """The numbers and marks of a state that undo and redo can move, to say what they did."""
+    if not state:
+        return {}
+    counters = {(i, cid): v for i, seat in enumerate(state.get("seats", [])) for cid, v in seat["c"].items()}
+    counters.update({(None, cid): v for cid, v in (state.get("shared") or {}).items()})
+    return {"counters": counters, "active": state.get("active"), "phase": state.get("phase"),
+            "round": state.get("round"), "edge": state.get("edge"),
+            "passed": [bool(seat.get("passed")) for seat in state.get("seats", [])]}
+
+
+class Announcer:
+    def __init__(self, say: Say, lang: str = "fr") -> None:
+        self.say_to = say
+        self.lang = lang
+        self._snap: dict[str, Any] = {}
+        self.reminders = True  # phase reminders after the phase's name, as a hint
+
+    # -- output ---------------------------------------------------------------------------
+    def say(self, texts: str | Sequence[str], priority: Priority = Priority.CHANGE, interrupt: bool = False) -> None:
+        items = [texts] if isinstance(texts, str) else list(texts)
+        utterances = [Utterance(x.strip(), self.lang) for x in items if x and x.strip()]
+        if not utterances:
+            return
+        try:
+            self.say_to(utterances, priority, interrupt)
+        except Exception:  # a broken voice must never take the game down
+            log.exception("speaking failed")
+
+    # -- the table ------------------------------------------------------------------------
+    def watch(self, game: Any) -> None:
+        """Remember the state of a game just opened, so that a first undo can say what it did."""
+        self._snap = snapshot(game.state) if game is not None else {}
+
+    def result(self, result: Any, game: Any) -> None:
+        """A result of ``Game.apply``: its changes said briefly, or its refusal said as an error."""
+        lang = self.lang
+        if not result.ok:
+            self.refused(result.reason_text(lang))
+            return
+        texts, hints = self.result_texts(result, game)
+        interrupt = getattr(result.intent, "source", "") == "key"
+        self.say(texts, Priority.CHANGE, interrupt)
+        if hints:
+            self.say(hints, Priority.HINT)
+
+    def result_texts(self, result: Any, game: Any) -> tuple[list[str], list[str]]:
+        """(what to say now, reminders to say after) for an accepted result."""
+        lang = self.lang
+        gid = game.data.id if game is not None else ""
+        before, after = self._snap, snapshot(game.state) if game is not None else {}
+        self._snap = after
+        verb = result.intent.verb
+        if result.answer:  # a question (status, help): its lines, as written
+            return [ear(x, lang, gid) for x in result.answer], []
+        if verb in ("undo", "redo"):
+            return [self._undo_text(verb, before, after, game)], []
+        texts: list[str] = []
+        hints: list[str] = []
+        changes = list(result.changes)
+        for key, values in result.notes:
+            if key == "table.counter":
+                change = self._take_change(changes, values)
+                if change is not None:
+                    texts.append(self.change_text(change, gid))
+                continue
+            texts.append(self.note_text(key, values, game))
+            if key == "table.phase" and self.reminders:
+                reminder = _resolve(game.data if game else None, values, lang).get("reminder")
+                if reminder:
+                    hints.append(ear(reminder, lang, gid))
+        return [x for x in texts if x], hints
+
+    @staticmethod
+    def _take_change(changes: list[Any], values: dict[str, Any]) -> Any:
+        name, counter = values.get("name"), str(values.get("counter", ""))
+        for i, change in enumerate(changes):
+            if change.seat_name == name and counter == f"@c:{change.counter}":
+                return changes.pop(i)
+        return None
+
+    def change_text(self, change: Any, game_id: str = "") -> str:
+        names = dict(change.counter_names)
+        entry = (data(self.lang).get("games", {}).get(game_id) or {}).get("counters", {}).get(change.counter)
+        key: Any = f"{game_id}.{change.counter}" if entry and "on" in entry else names
+        spoken = change_speech(change.seat_name if change.seat is not None else None, key, change.delta,
+                               change.value, self.lang, game_id)
+        return " ".join(u.text for u in spoken)
+
+    def note_text(self, key: str, values: dict[str, Any], game: Any) -> str:
+        lang = self.lang
+        table_data = game.data if game is not None else None
+        gid = table_data.id if table_data is not None else ""
+        resolved = _resolve(table_data, values, lang)
+        notes = (_phrases().get(lang) or _phrases()["fr"])["notes"]
+        if key in notes:
+            template = notes[key]
+            spoken = {k: number_words(v, lang) if isinstance(v, int) and not isinstance(v, bool) else v
+                      for k, v in resolved.items()}
+            return template.format(**spoken) if template else ""
+        from companion.table.engine import render
+
+        return ear(render(table_data, key, values, lang), lang, gid)
+
+    def _undo_text(self, verb: str, before: dict[str, Any], after: dict[str, Any], game: Any) -> str:
+        what = self.difference(before, after, game)
+        if not what:
+            return phrase(f"{verb}_bare", self.lang)
+        return phrase(verb, self.lang, what=". ".join(x.rstrip(". ") for x in what))
+
+    def difference(self, before: dict[str, Any], after: dict[str, Any], game: Any) -> list[str]:
+        """What moved between two snapshots, said as changes (for undo and redo)."""
+        if not before or not after or game is None:
+            return []
+        lang, gid, s = self.lang, game.data.id, game.state
+        out: list[str] = []
+        for (seat, cid), value in after["counters"].items():
+            old = before["counters"].get((seat, cid))
+            if old == value or value is None:
+                continue
+            counter = game.data.counter(cid)
+            if counter.hidden:
+                continue
+            name = s["seats"][seat]["name"] if seat is not None else None
+            out.append(" ".join(u.text for u in change_speech(name, dict(counter.names), value - (old or 0),
+                                                               value, lang, gid)))
+        if after["active"] != before["active"] and after["active"] is not None:
+            out.append(self.note_text("table.turn", {"name": s["seats"][after["active"]]["name"]}, game))
+        elif after["phase"] != before["phase"] and after["phase"] is not None:
+            phase = game.data.phases[after["phase"]]
+            out.append(self.note_text("table.phase_bare", {"phase": f"@p:{phase.id}"}, game))
+        if after.get("edge") != before.get("edge") and after.get("edge") is not None:
+            out.append(self.note_text("table.vtes.edge", {"name": s["seats"][after["edge"]]["name"]}, game))
+        for i, (was, now) in enumerate(zip(before.get("passed", []), after.get("passed", []), strict=False)):
+            if was != now and now:
+                out.append(self.note_text("table.res.passed", {"name": s["seats"][i]["name"]}, game))
+        return out
+
+    def refused(self, reason: str) -> None:
+        self.say(phrase("refused", self.lang, reason=ear(reason, self.lang)), Priority.ERROR, True)
+
+    def error(self, text: str) -> None:
+        """Any error the player must hear (a bad command, a reader lost, a failed save)."""
+        self.say(phrase("error", self.lang, text=ear(text, self.lang)), Priority.ERROR, True)
+
+    # -- reading the state ------------------------------------------------------------------
+    def seat_text(self, game: Any, seat: int) -> str:
+        """Everything about one seat: its counters, then its marks (turn, edge, passed...)."""
+        lang = self.lang
+        if game is None:
+            return phrase("no_game", lang)
+        s, gid = game.state, game.data.id
+        me = s["seats"][seat]
+        parts = []
+        for cid, counter in game.data.counters.items():
+            if counter.hidden:
+                continue
+            value = me["c"].get(cid)
+            if value is None:
+                parts.append(phrase("unset", lang, counter=counter.name(lang)))
+            else:
+                parts.append(phrase("counter", lang, counter=counter.name(lang),
+                                    value=number_words(int(value), lang, _feminine(gid, cid, lang))))
+        text = phrase("seat", lang, seat=me["name"], counters=", ".join(parts))
+        marks = []
+        if seat == s.get("active") and not s.get("over"):
+            marks.append(phrase("active", lang))
+        if me.get("out"):
+            marks.append(phrase("out", lang))
+        marks += [ear(m, lang, gid) for m in game.rules.seat_extra(s, seat, lang)]
+        if marks:
+            text += " " + _capital(phrase("marks", lang, marks="; ".join(marks)))
+        return text
+
+    def table_texts(self, game: Any) -> list[str]:
+        """The whole table: whose turn and which phase, then each seat, then shared counters."""
+        lang = self.lang
+        if game is None:
+            return [phrase("no_game", lang)]
+        s = game.state
+        out = []
+        if s.get("over"):
+            winners = [s["seats"][w]["name"] for w in s.get("winner", [])]
+            out.append(phrase("over", lang, winners=t("table.and", lang).join(winners) or "—"))
+        elif s.get("active") is not None:
+            out.append(self.turn_text(game))
+        out += [self.seat_text(game, i) for i in range(len(s["seats"]))]
+        shared = [phrase("counter", lang, counter=c.name(lang),
+                         value=number_words(int(s["shared"][cid]), lang, _feminine(game.data.id, cid, lang)))
+                  for cid, c in game.data.shared.items() if not c.hidden and s["shared"].get(cid) is not None]
+        if shared:
+            out.append(phrase("shared", lang, counters=", ".join(shared)))
+        return out
+
+    def turn_text(self, game: Any) -> str:
+        s = game.state
+        if s.get("active") is None or s.get("phase") is None:
+            return ""
+        return phrase("turn", self.lang, round=int(s["round"]), seat=s["seats"][s["active"]]["name"],
+                      phase=game.data.phases[s["phase"]].name(self.lang))
+
+    def read_seat(self, game: Any, seat: int) -> None:
+        self.say(self.seat_text(game, seat), Priority.CHANGE, True)
+
+    def read_table(self, game: Any) -> None:
+        self.say(self.table_texts(game), Priority.CHANGE, True)
+
+    # -- screens and focus ------------------------------------------------------------------
+    def screen(self, name: str, shows: str, summary: str = "") -> None:
+        """A screen that opens: its name and what it shows (or what it shows now)."""
+        key = "screen_table" if summary else "screen"
+        self.say(phrase(key, self.lang, name=name, shows=shows, summary=summary), Priority.CHANGE, True)
+
+    def focus(self, label: str, value: str = "") -> None:
+        text = phrase("focus", self.lang, label=label, value=value) if value else phrase("focus_plain", self.lang,
+                                                                                         label=label)
+        self.say(text, Priority.CHANGE, True)
+
+    def cursor_text(self, game: Any, seat: int | None, cid: str) -> str:
+        lang = self.lang
+        counter = game.data.counter(cid)
+        value = game.state["shared"][cid] if seat is None else game.state["seats"][seat]["c"][cid]
+        who = game.state["seats"][seat]["name"] if seat is not None else t("table.shared", lang)
+        spoken = "?" if value is None else number_words(int(value), lang, _feminine(game.data.id, cid, lang))
+        return phrase("cursor", lang, seat=who, counter=counter.name(lang), value=spoken)
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
