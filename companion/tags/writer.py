@@ -157,7 +157,7 @@ def on_reader(path: str, action: Callable[[Any], T], timeout: float | None = Non
     except Exception as exc:  # OSError without libusb, EACCES, EBUSY...
         raise TagError("reader.failed", path=path, detail=f"{type(exc).__name__}: {exc}") from None
     if not opened:
-        raise TagError("reader.failed", path=path, detail="no reader found")
+        raise TagError("reader.failed", path=path, detail=t("tag.no_device"))
     outcome: dict[str, Any] = {}
 
     def on_connect(tag: Any) -> bool:
