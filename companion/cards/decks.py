@@ -76,8 +76,12 @@ def _check_vtes(text: str, library: CardLibrary, rules: dict[str, Any]) -> DeckR
     finally:
         logger.removeHandler(collector)
         logger.propagate = propagate
+    # krcg's own line numbers depend on how it split the preface off: find the line ourselves.
+    file_lines = [raw.strip() for raw in text.splitlines()]
     for line, content in collector.lines:
-        report.unreadable.append((line, content.strip(), "unknown card or unreadable line"))
+        wanted = content.strip()
+        number = next((i for i, raw in enumerate(file_lines, 1) if raw == wanted), line)
+        report.unreadable.append((number, wanted, "unknown card or unreadable line"))
     crypt: list[tuple[Any, int]] = list(parsed.cards(lambda c: c.crypt))
     library_cards: list[tuple[Any, int]] = list(parsed.cards(lambda c: c.library))
     for kc, n in crypt + library_cards:
@@ -161,3 +165,46 @@ def _apply_rules(report: DeckReport, rules: dict[str, Any]) -> None:
             allowed = card.extra.get(keyword) or (card.extra.get("stats") or {}).get(keyword) or 1
             if n > allowed:
                 report.problems.append(f"{card.name} : {n} exemplaires, {allowed} permis")
+
+
+def check_cards(game: str, cards: list[tuple[Card, int]], library: CardLibrary) -> DeckReport:
+    """Check cards scanned one by one: the same rules and counts as a deck list file."""
+    if game == "vtes":
+        # krcg's parser knows every VTES name; its crypt/library split and bans then apply as for a file.
+        crypt = [f"{n} {c.name}" for c, n in cards if c.extra.get("crypt")]
+        rest = [f"{n} {c.name}" for c, n in cards if not c.extra.get("crypt")]
+        text = "\n".join(["Crypt:", *crypt, "Library:", *rest])
+    else:
+        text = "\n".join(f"{n} {c.ref}" for c, n in cards)
+    return check(game, text, library)
+
+
+@dataclass
+class DeckDifference:
+    missing: list[tuple[Card, int]] = field(default_factory=list)  # in the list, not (all) scanned
+    extra: list[tuple[Card, int]] = field(default_factory=list)  # scanned, not in the list (or too many)
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing and not self.extra
+
+
+def difference(expected: DeckReport, scanned: list[tuple[Card, int]]) -> DeckDifference:
+    """What a scanned deck lacks and has too much of, against the list it should match."""
+    want: Counter[str] = Counter()
+    have: Counter[str] = Counter()
+    cards: dict[str, Card] = {}
+    for card, n in expected.cards:
+        want[card.ref] += n
+        cards[card.ref] = card
+    for card, n in scanned:
+        have[card.ref] += n
+        cards[card.ref] = card
+    result = DeckDifference()
+    for ref in want:
+        if want[ref] > have[ref]:
+            result.missing.append((cards[ref], want[ref] - have[ref]))
+    for ref in have:
+        if have[ref] > want[ref]:
+            result.extra.append((cards[ref], have[ref] - want[ref]))
+    return result

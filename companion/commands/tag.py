@@ -32,6 +32,14 @@ def configure(p: argparse.ArgumentParser) -> None:
     reader_options(b)
     b.add_argument("--force", action="store_true", help="bind a reference the library does not know")
 
+    e = sub.add_parser("enroll", help="walk through a deck list: lay each card in turn to tag it")
+    e.add_argument("--deck", required=True, help="deck list file (see `deck check`)")
+    e.add_argument("--game", default="vtes", help="the deck's game (default vtes)")
+    reader_options(e)
+    e.add_argument("--bind", action="store_true", help="bind each UID in the collection instead of writing")
+    e.add_argument("--kind", choices=("text", "uri", "external"), default="text")
+    e.add_argument("--start", type=int, default=1, metavar="N", help="go on from the Nth card (after a stop)")
+
 
 def _say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
@@ -65,6 +73,10 @@ def run(args: argparse.Namespace) -> int:
     from companion.tags import writer
 
     library = CardLibrary()
+    if args.action == "enroll":
+        from companion.tags.enroll import enroll_deck
+
+        return enroll_deck(args, library)
     card = None
     if args.action in ("write", "bind"):
         card = _card_for(library, args.ref, args.force)
