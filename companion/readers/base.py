@@ -82,7 +82,10 @@ class Reader(abc.ABC):
 
 
 def open_reader(path: str, seat: int | None = None) -> Reader:
-    """Build the backend named by a reader path (``sim``, ``usb``, ``tty:S0:pn532``, ``udp:…``)."""
+    """Build the backend named by a reader path: ``sim[:refs]``, any nfcpy path (``usb``,
+    ``usb:054c:06c3``, ``tty:S0:pn532``, ``udp:HOST:PORT``), ``pn532:/dev/serial/by-id/…`` (a PN532
+    on any serial path), ``hub:/dev/ttyACM0`` (the per-seat reader hub), ``wedge[:/dev/input/…]``
+    (a keyboard-wedge reader)."""
     if path == "sim" or path.startswith("sim:"):
         from companion.readers.simulator import SimulatedReader
 
@@ -91,6 +94,14 @@ def open_reader(path: str, seat: int | None = None) -> Reader:
         from companion.readers.hub import HubReader
 
         return HubReader(path, seat=seat)
+    if path.startswith("pn532:"):
+        from companion.readers.pn532_tty import Pn532TtyReader
+
+        return Pn532TtyReader(path, seat=seat)
+    if path == "wedge" or path.startswith("wedge:"):
+        from companion.readers.wedge import WedgeReader
+
+        return WedgeReader(path, seat=seat)
     if path.split(":", 1)[0] in ("usb", "tty", "udp"):
         from companion.readers.nfcpy_reader import NfcpyReader
 
