@@ -44,6 +44,28 @@ def type_names(card: Card, game: GameInfo | None, lang: str = "fr") -> list[str]
     return names
 
 
+VTES_COSTS = ("pool", "blood", "conviction")
+
+
+def cost_display(card: Card, lang: str = "fr") -> str:
+    """The cost in the reader's language: krcg prints VTES costs in English ("1 blood")."""
+    from companion.i18n import t
+
+    extra = card.extra or {}
+    parts = [t(f"cost.vtes.{key}", lang=lang, n=extra[f"{key}_cost"])
+             for key in VTES_COSTS if extra.get(f"{key}_cost") not in (None, "")]
+    if parts:
+        return ", ".join(parts)
+    if extra.get("crypt"):
+        return ""  # a vampire's capacity is not a cost; it has its own line
+    structured = extra.get("cost")
+    if isinstance(structured, dict) and structured:
+        words = {key: t(f"cost.{card.game}.{key}", lang=lang) for key in structured}
+        if all(word != f"cost.{card.game}.{key}" for key, word in words.items()):
+            return " + ".join(f"{amount} {words[key]}" for key, amount in structured.items())
+    return card.cost
+
+
 def card_lines(card: Card, game: GameInfo | None, lang: str = "fr") -> list[str]:
     """The whole card as text lines, for a terminal or a screen reader."""
     from companion.i18n import t

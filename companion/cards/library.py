@@ -18,7 +18,8 @@ class CardLibrary:
 
     def __init__(self, catalog: Catalog | None = None) -> None:
         self._catalog = catalog
-        self._lock = threading.Lock()  # the UI and a reader thread may ask at once
+        # Re-entrant: search() builds its index from cards(), which may load the catalog first.
+        self._lock = threading.RLock()  # the UI and a reader thread may ask at once
         self._search: SearchIndex | None = None
         self.rebuilt = False  # whether the last load had to rebuild the index
 
@@ -31,6 +32,17 @@ class CardLibrary:
 
                     self._catalog, self.rebuilt = index.load()
         return self._catalog
+
+    @property
+    def ready(self) -> bool:
+        """Whether the index is loaded: asking before then may wait for a first build."""
+        return self._catalog is not None
+
+    def reload(self) -> None:
+        """Read the index again on next use (after a user's own card was added to the overlay)."""
+        with self._lock:
+            self._catalog = None
+            self._search = None
 
     @property
     def games(self) -> tuple[str, ...]:
