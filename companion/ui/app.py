@@ -5,6 +5,15 @@ Scans there too (resolving may wait for the card library) and hands each Scan to
 thread with ``Clock.schedule_once``. Screens only show state; keys send intents (repeat, quit)
 to the app. The card library is loaded in a thread started after the first frame, so the
 window appears at once with "Chargement des cartes…".
+
+The game lives in a ``Session`` (companion/ui/session.py) that every screen shares: screens show
+its state and send it intents; it tells them (``on_state``, ``on_result``, ``on_scan``) once the
+engine has written each change to the journal.
+
+Adding a screen: write ``companion/ui/screens/<name>.py`` (a ``Screen`` subclass that loads
+``kv/<name>.kv``; if it defines ``bind_session(session)``, that is called once with the shared
+Session) and add one ``ScreenSpec`` line to ``SCREENS`` below, plus a ``nav.<name>`` message in
+companion/i18n/messages.yaml for its word in the navigation bar.
 """
 
 from __future__ import annotations
@@ -14,11 +23,13 @@ import logging
 import os
 import sys
 import threading
+from dataclasses import dataclass
 from functools import partial
 
 from kivy.app import App
 from kivy.clock import Clock
-from kivy.uix.screenmanager import NoTransition, ScreenManager
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
 
 from companion import i18n, paths
 from companion.cards.library import CardLibrary
@@ -29,8 +40,10 @@ from companion.tags.collection import load_uid_map
 from companion.tags.resolve import Resolver, Scan
 from companion.ui import fonts
 from companion.ui.screens.card import CardScreen, reader_label
+from companion.ui.session import Session
 from companion.ui.theme import PALETTES, TEXT_SCALE_MAX, TEXT_SCALE_MIN, theme
 from companion.ui.voice import Voice
+from companion.ui.widgets import sizes
 
 log = logging.getLogger(__name__)
 
@@ -40,18 +53,107 @@ TEXT_SCALES = ("1.0", "1.25", "1.5", "1.75", "2.0")
 KEY_ESCAPE = 27
 
 
-class Root(ScreenManager):
-    """The window's content: one screen at a time; text sizes follow its size."""
+@dataclass(frozen=True)
+class ScreenSpec:
+    """One screen of the app: its name, where its class is, and its sign in the navigation bar
+    (a glyph drawn with the word ``nav.<name>``, never a colour alone)."""
+
+    name: str
+    module: str
+    cls: str
+    glyph: str
+    nav: bool = True  # False: reached from another screen only
+
+
+# In the order of the navigation bar.
+SCREENS: list[ScreenSpec] = [
+    ScreenSpec("home", "companion.ui.screens.home", "HomeScreen", "\u2302"),  # ⌂
+    ScreenSpec("table", "companion.ui.screens.table", "TableScreen", "\u25a6"),  # ▦
+    ScreenSpec("card", "companion.ui.screens.card", "CardScreen", "\U0001f0a0"),  # 🂠
+    ScreenSpec("log", "companion.ui.screens.log", "LogScreen", "\u2630"),  # ☰
+]
+
+
+def screen_class(spec: ScreenSpec) -> type[Screen]:
+    import importlib
+
+    return getattr(importlib.import_module(spec.module), spec.cls)
+
+
+class Root(BoxLayout):
+    """The window's content: one screen at a time and the navigation bar (a rail on the left in
+    landscape, a bar at the bottom in portrait); text and touch sizes follow the window."""
+
+    def __init__(self, session: Session, **kwargs) -> None:
+        from companion.ui.widgets.nav import NavBar
+
+        super().__init__(**kwargs)
+        self.session = session
+        self.manager = ScreenManager(transition=NoTransition())
+        self.nav = NavBar()
+        self.nav.bind(picked=lambda _bar, name: self.show(name))
+        self.manager.bind(current=lambda _m, name: setattr(self.nav, "current", name))
+        self._arrange("landscape")
+
+    # ScreenManager's reading API, so that callers need not know about the bar.
+    def get_screen(self, name: str) -> Screen:
+        return self.manager.get_screen(name)
+
+    def has_screen(self, name: str) -> bool:
+        return self.manager.has_screen(name)
+
+    @property
+    def current(self) -> str:
+        return self.manager.current
+
+    @property
+    def current_screen(self) -> Screen:
+        return self.manager.current_screen
+
+    def show(self, name: str) -> None:
+        if self.manager.has_screen(name) and self.manager.current != name:
+            self.manager.current = name
+
+    def add_screen(self, spec: ScreenSpec, screen: Screen) -> None:
+        self.manager.add_widget(screen)
+        if spec.nav:
+            self.nav.add_item(spec.name, spec.glyph, t(f"nav.{spec.name}"))
 
     def on_size(self, _widget: Root, size: tuple[float, float]) -> None:
         theme.fit(*size)
+        sizes.fit(*size)
+        self._arrange(sizes.orientation)
+
+    def _arrange(self, orientation: str) -> None:
+        portrait = orientation == "portrait"
+        if self.children and self.nav.orientation == ("horizontal" if portrait else "vertical"):
+            return
+        self.clear_widgets()
+        self.orientation = "vertical" if portrait else "horizontal"
+        self.nav.orientation = "horizontal" if portrait else "vertical"
+        if portrait:
+            self.add_widget(self.manager)
+            self.add_widget(self.nav)
+        else:
+            self.add_widget(self.nav)
+            self.add_widget(self.manager)
 
 
-def build_root() -> Root:
+def build_root(session: Session | None = None, start: str = "card") -> Root:
+    """Every screen of ``SCREENS``, sharing one session (a fresh one when none is given), with
+    ``start`` shown first."""
     theme.font_name = fonts.register()
-    root = Root(transition=NoTransition())
-    root.add_widget(CardScreen(name="card"))
+    session = session if session is not None else Session()
+    root = Root(session)
+    for spec in SCREENS:
+        screen = screen_class(spec)(name=spec.name)
+        bind = getattr(screen, "bind_session", None)
+        if callable(bind):
+            bind(session)
+        root.add_screen(spec, screen)
+    root.show(start)
     theme.fit(*root.size)
+    sizes.fit(*root.size)
     return root
 
 
@@ -65,11 +167,13 @@ class CompanionApp(App):
     use_kivy_settings = False
 
     def __init__(self, reader_path: str | None, library: CardLibrary | None = None,
-                 voice: Voice | None = None, **kwargs) -> None:
+                 voice: Voice | None = None, session: Session | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.reader_path = reader_path
         self.library = library if library is not None else CardLibrary()  # loads nothing yet
         self.voice = voice if voice is not None else Voice(lang=i18n.language())
+        self.session = session if session is not None else Session(self.library, self.voice)
+        self.session.bind(on_result=self._speak_result)
         self.reader: Reader | None = None
         self.resolver: Resolver | None = None
         self.last_scan: Scan | None = None
@@ -82,7 +186,7 @@ class CompanionApp(App):
     # --- Kivy life cycle -------------------------------------------------------------
     def build(self) -> Root:
         self.title = t("app.title")
-        root = build_root()
+        root = build_root(self.session, start="home")
         self.apply_config()
         card = root.get_screen("card")
         card.where = reader_label(self.reader_path or "")
@@ -135,6 +239,7 @@ class CompanionApp(App):
         if reader is not None:
             reader.stop(timeout=1.0)
         self.voice.close()
+        self.session.close()
 
     # --- start-up, after the first frame is on screen -----------------------------------
     def _on_first_flip(self, window) -> None:
@@ -158,6 +263,7 @@ class CompanionApp(App):
             self._notice(t("error.bad_reader", path=self.reader_path))
             return
         self.reader.start(self._on_tag_event)
+        self.session.readers.append(self.reader)
 
     def _load_cards(self) -> None:
         errors: dict[str, str] = {}
@@ -211,7 +317,15 @@ class CompanionApp(App):
         self.last_scan = scan
         self._notice("")
         self.card_screen.show_scan(scan)
+        self.session.add_scan(scan)
+        self.root.show("card")
         self.voice.scan(scan)
+
+    def _speak_result(self, _session: Session, result) -> None:
+        """Every answer of the table is said: a refusal with its reason, a change briefly."""
+        lines = result.lines()
+        if lines:
+            self.voice.say(" ".join(lines), priority="change" if result.ok else "error")
 
     def _reader_news(self, event: TagEvent, *_args) -> None:
         if event.kind == "lifted":

@@ -13,10 +13,18 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from companion.tags.resolve import Scan
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class _Said:
+    text: str
+    priority: str = "change"
+    interrupt: bool = False
 
 
 class Voice:
@@ -35,6 +43,12 @@ class Voice:
         """A card was laid: speak it (a newer scan replaces one not yet spoken)."""
         self.last_scan = scan
         self._submit(scan)
+
+    def say(self, text: str, priority: str = "change", interrupt: bool = False) -> None:
+        """Speak a sentence of the table (a change, a refusal, a hint): ``priority`` is a name of
+        companion.speech's Priority (card, error, change, hint)."""
+        if text.strip():
+            self._submit(_Said(text, priority, interrupt))
 
     def repeat(self) -> bool:
         """Speak the last card again; False when there is none yet."""
@@ -72,8 +86,8 @@ class Voice:
         except Exception:
             log.exception("closing the speaker failed")
 
-    def _submit(self, scan: Scan) -> None:
-        self.sent.append(scan.ref or scan.uid)
+    def _submit(self, scan: Scan | _Said) -> None:
+        self.sent.append(scan.text if isinstance(scan, _Said) else scan.ref or scan.uid)
         if not self.enabled or self._broken:
             return
         if self._thread is None:
@@ -82,12 +96,20 @@ class Voice:
         self._handing = True  # before the put, so wait_idle never sees an empty queue too early
         self._queue.put(scan)
 
+    def _say(self, said: _Said) -> None:
+        from companion.speech import Priority
+
+        speaker = self.speaker()
+        if speaker is not None:
+            speaker.say(said.text, self.lang, Priority[said.priority.upper()], interrupt=said.interrupt)
+
     def _load(self) -> bool:
         if self._speak_scan is None and not self._broken:
             try:
-                from companion.speech import speak_scan_callback
+                from companion.speech import make_speaker, speak_scan_callback
 
-                self._speak_scan = speak_scan_callback(self.lang)
+                # One speaker for cards and table sentences, made before the first card.
+                self._speak_scan = speak_scan_callback(self.lang, speaker=make_speaker("auto", lang=self.lang))
             except Exception:
                 log.exception("speech unavailable; the app goes on without a voice")
                 self._broken = True
@@ -97,17 +119,24 @@ class Voice:
         while True:
             item = self._queue.get()
             # Only the newest scan matters: a card laid while another was queued replaces it.
-            while item is not None:
+            # Sentences of the table are never dropped: they go to the speaker's own queue.
+            while item is not None and not isinstance(item, _Said):
                 try:
                     newer = self._queue.get_nowait()
                 except queue.Empty:
+                    break
+                if isinstance(newer, _Said):
+                    self._queue.put(newer)
                     break
                 item = newer
             try:
                 if item is None or not self._load():
                     return
-                self._speak_scan(item)  # type: ignore[misc]
+                if isinstance(item, _Said):
+                    self._say(item)
+                else:
+                    self._speak_scan(item)  # type: ignore[misc]
             except Exception:
-                log.exception("speech failed for %s", item.ref or item.uid if item else "")
+                log.exception("speech failed for %s", getattr(item, "text", None) or getattr(item, "ref", ""))
             finally:
                 self._handing = False

@@ -63,5 +63,8 @@ def load_widgets_kv() -> None:
         return
     from kivy.lang import Builder
 
+    # Importing the modules registers their classes with Kivy's Factory for the kv rules.
+    from companion.ui.widgets import buttons, counter, facing, nav, numpad  # noqa: F401
+
     Builder.load_file(str(resources.files(__package__).joinpath("widgets.kv")))
     _loaded = True

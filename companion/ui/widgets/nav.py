@@ -34,11 +34,11 @@ class NavBar(ScrollView):
         button = NavButton(screen=screen, glyph=glyph, word=word, selected=screen == self.current,
                            horizontal=self.orientation == "horizontal")
         button.bind(on_release=self._pick)
-        self.ids.items.add_widget(button)
+        self.ids.nav_items.add_widget(button)
         return button
 
     def buttons(self) -> list[NavButton]:
-        return list(reversed(self.ids.items.children))
+        return list(reversed(self.ids.nav_items.children))
 
     def button(self, screen: str) -> NavButton | None:
         return next((b for b in self.buttons() if b.screen == screen), None)

@@ -1,0 +1,186 @@
+"""The home screen: choose the game and the players (names, how many, in table order), start it
+(the engine draws the first player fairly and the table screen shows who), or resume a game
+from the journal."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from kivy.properties import ListProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.screenmanager import Screen
+
+from companion.i18n import language, t
+from companion.table.data import GAMES, TableDataError, load_table
+from companion.table.engine import Result
+from companion.table.journal import GameRow
+from companion.ui.screens import load_kv
+from companion.ui.widgets import load_widgets_kv
+from companion.ui.widgets.buttons import GlyphButton, compose
+
+RESUME_SHOWN = 8
+
+
+def game_name(game: str, lang: str | None = None) -> str:
+    try:
+        return load_table(game).name(lang or language())
+    except TableDataError:
+        return game
+
+
+def seat_bounds(game: str) -> tuple[int, int]:
+    try:
+        data = load_table(game)
+    except TableDataError:
+        return 2, 2
+    return data.seats_min, data.seats_max
+
+
+def resume_label(row: GameRow, lang: str | None = None) -> str:
+    """One saved game in words: the game, the players, where it stands, when it was played."""
+    when = time.strftime("%d/%m %H:%M", time.localtime(row.updated))
+    state = t("ui.home.over", lang) if row.status == "over" else t("ui.home.playing", lang)
+    return t("ui.home.saved", lang, game=game_name(row.game, lang), players=", ".join(row.players),
+             state=state, when=when, id=row.id)
+
+
+class SeatRow(BoxLayout):
+    home = ObjectProperty(None)
+    index = NumericProperty(0)
+    count = NumericProperty(1)
+    name = StringProperty("")
+
+
+class ResumeButton(GlyphButton):
+    game_id = NumericProperty(0)
+
+
+class HomeScreen(Screen):
+    session = ObjectProperty(None, allownone=True)
+    game = StringProperty(GAMES[0])
+    names = ListProperty([])
+    seats_min = NumericProperty(2)
+    seats_max = NumericProperty(6)
+    message = StringProperty("")
+    seed = ObjectProperty(None, allownone=True)  # tests fix the draw; players never see it
+
+    def __init__(self, **kwargs) -> None:
+        load_widgets_kv()
+        load_kv("home")
+        kwargs.setdefault("name", "home")
+        super().__init__(**kwargs)
+        self.names = [t("ui.home.player", n=i + 1) for i in range(2)]
+        self._game_buttons: dict[str, GlyphButton] = {}
+        for game in GAMES:
+            button = GlyphButton(word=game_name(game), wrap=True)
+            button.bind(on_release=lambda b, g=game: self.choose(g))
+            self.ids.games.add_widget(button)
+            self._game_buttons[game] = button
+        self.choose(self.game)
+
+    def bind_session(self, session: Any) -> None:
+        self.session = session
+        session.bind(on_state=lambda *_: self.refresh_saved())
+        self.refresh_saved()
+
+    def on_pre_enter(self, *_args) -> None:
+        self.refresh_saved()
+
+    # -- choices -----------------------------------------------------------------------------
+
+    def choose(self, game: str) -> None:
+        self.game = game
+        self.seats_min, self.seats_max = seat_bounds(game)
+        for g, button in self._game_buttons.items():
+            button.kind = "selected" if g == game else "normal"
+            button.glyph = "\u2713" if g == game else ""
+        self.set_count(min(max(len(self.names), self.seats_min), self.seats_max))
+
+    def set_count(self, count: int) -> None:
+        count = max(self.seats_min, min(self.seats_max, count))
+        names = list(self.names[:count])
+        while len(names) < count:
+            names.append(t("ui.home.player", n=len(names) + 1))
+        self.names = names
+
+    def add_seat(self) -> None:
+        self.set_count(len(self.names) + 1)
+
+    def remove_seat(self) -> None:
+        self.set_count(len(self.names) - 1)
+
+    def rename(self, index: int, name: str) -> None:
+        if 0 <= index < len(self.names) and self.names[index] != name:
+            names = list(self.names)
+            names[index] = name
+            self.names = names
+
+    def move(self, index: int, step: int) -> None:
+        """Table order: swap a seat with its neighbour."""
+        j = index + step
+        if 0 <= index < len(self.names) and 0 <= j < len(self.names):
+            names = list(self.names)
+            names[index], names[j] = names[j], names[index]
+            self.names = names
+
+    def on_names(self, _screen: HomeScreen, names: list[str]) -> None:
+        rows = self.ids.seats
+        while len(rows.children) < len(names):
+            rows.add_widget(SeatRow(home=self))
+        while len(rows.children) > len(names):
+            rows.remove_widget(rows.children[0])
+        for i, row in enumerate(reversed(rows.children)):
+            row.index, row.count = i, len(names)
+            if row.name != names[i]:
+                row.name = names[i]
+            if row.ids.name_input.text != names[i]:
+                row.ids.name_input.text = names[i]
+
+    # -- intents -----------------------------------------------------------------------------
+
+    def start(self) -> Result | None:
+        """Start the game: the engine draws the first player; the table screen shows the draw."""
+        if self.session is None:
+            return None
+        names = [self._typed(i) for i in range(len(self.names))]
+        result = self.session.new_game(self.game, names, seed=self.seed, source="touch")
+        if result.ok:
+            self.message = ""
+            if self.manager is not None:
+                self.manager.current = "table"
+        else:
+            self.message = compose("\u2717", " ".join(result.lines()))
+        return result
+
+    def resume(self, game_id: int) -> Result | None:
+        if self.session is None:
+            return None
+        result = self.session.resume(game_id, source="touch")
+        if result.ok:
+            self.message = ""
+            if self.manager is not None:
+                self.manager.current = "table"
+        else:
+            self.message = compose("\u2717", " ".join(result.lines()))
+        return result
+
+    def _typed(self, index: int) -> str:
+        rows = list(reversed(self.ids.seats.children))
+        text = rows[index].ids.name_input.text if index < len(rows) else self.names[index]
+        return text.strip()
+
+    # -- saved games ---------------------------------------------------------------------------
+
+    def refresh_saved(self) -> None:
+        box = self.ids.saved
+        box.clear_widgets()
+        rows = self.session.saved_games()[:RESUME_SHOWN] if self.session is not None else []
+        self.ids.saved_title.opacity = 1 if rows else 0
+        for row in rows:
+            button = ResumeButton(game_id=row.id, glyph="\u21bb", word=resume_label(row), wrap=True)
+            button.bind(on_release=lambda b: self.resume(b.game_id))
+            box.add_widget(button)
+
+    def resume_button(self, game_id: int) -> ResumeButton | None:
+        return next((b for b in self.ids.saved.children if b.game_id == game_id), None)
