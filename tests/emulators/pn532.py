@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import select
 import threading
+import time
 import tty
 from collections.abc import Iterable
 
@@ -113,6 +114,7 @@ class FakePn532:
         self.path = os.ttyname(self._slave)
         self.card: object | None = None
         self.commands: list[int] = []  # command codes received, in order
+        self.activations: list[float] = []  # when a card was first selected after being laid
         self.registers: dict[int, int] = {}
         self.bad_frames = 0
         self._field = False
@@ -259,6 +261,8 @@ class FakePn532:
             self._active = False
             return b"\x00"
         self.registers[CIU_FIFO_DATA] = 0x00
+        if not self._active:
+            self.activations.append(time.monotonic())  # the card is selected: the bench's clock starts
         self._active = True
         # NbTg, Tg, SENS_RES (ATQA 0044 sent MSB first), SEL_RES, NFCID length, NFCID
         return bytes((0x01, 0x01, 0x00, 0x44, 0x00, len(card.uid))) + card.uid
