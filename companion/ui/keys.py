@@ -52,6 +52,8 @@ def key_name(keycode: int, codepoint: str | None = None, modifiers: Iterable[str
     every layout, and Shift with an AZERTY digit symbol is the digit."""
     mods = [m for m in MODIFIERS if m in set(modifiers)]
     name = KEYNAMES.get(keycode)
+    if name in ("lctrl", "rctrl", "shift", "rshift", "alt", "alt-gr", "capslock", "numlock"):
+        return name  # a modifier pressed alone is named alone
     if name is None:
         char = codepoint if codepoint and len(codepoint) == 1 and codepoint.isprintable() else ""
         if not char and 32 < keycode < 0x110000:
@@ -684,11 +686,20 @@ class SessionHost:
 
     def show_cursor(self, seat: int | None, counter: str | None) -> None:
         """Tell the table screen where the keyboard's cursor is, when it can show it."""
-        if self.root is None or not self.root.has_screen("table"):
+        if self.root is None or not self.root.has_screen("table") or counter is None:
             return
-        show = getattr(self.root.get_screen("table"), "show_cursor", None)
+        screen = self.root.get_screen("table")
+        show = getattr(screen, "show_cursor", None)
         if callable(show):
             show(seat, counter)
+            return
+        box = getattr(screen, "counter_box", None)
+        ring = getattr(self, "ring", None)
+        if callable(box) and callable(ring):
+            try:
+                ring(box(seat, counter))
+            except (KeyError, IndexError):
+                pass  # the screen is still being built
 
 
 # ---------------------------------------------------------------------------------------------
@@ -754,6 +765,12 @@ class FocusManager:
         self._unring()
         self._widget = None
 
+    def ring_only(self, widget: Any) -> None:
+        """Show where the table cursor is, without taking the widget focus."""
+        self._unring()
+        self._widget = None
+        self._ring_on(widget)
+
     def speak(self) -> None:
         widget = self.current()
         if widget is None:
@@ -791,7 +808,7 @@ class FocusManager:
 
         group = InstructionGroup()
         group.add(Color(*theme.accent))
-        width = max(2.0, theme.base_size / 8) if hasattr(theme, "base_size") else 3.0
+        width = max(3.0, theme.base / 8)
         line = Line(rectangle=(widget.x - width, widget.y - width, widget.width + 2 * width,
                                widget.height + 2 * width), width=width)
         group.add(line)
@@ -834,26 +851,67 @@ def _usable(widget: Any) -> bool:
 
 
 def describe_widget(widget: Any) -> tuple[str, str]:
-    """(label, value) to say for a widget."""
+    """(label, value) to say for a widget: its own a11y words if it has them, else its word or
+    text without glyphs, said within its counter ("pool, minus") and with its state."""
+    from kivy.uix.behaviors import ToggleButtonBehavior
+
     from companion.i18n import language
 
     words = load_keymap()
-    on, off = words.prompt("on", language()), words.prompt("off", language())
+    lang = _lang(language())
+    on, off = words.prompt("on", lang), words.prompt("off", lang)
     label = getattr(widget, "a11y_label", "") or ""
     value = getattr(widget, "a11y_value", "") or ""
     kind = type(widget).__name__
     if not label:
-        label = getattr(widget, "text", "") if kind != "TextInput" else getattr(widget, "hint_text", "")
+        if kind == "TextInput":
+            label = widget.hint_text
+        else:
+            label = _plain(str(getattr(widget, "word", "") or "")) or _plain(str(getattr(widget, "text", "") or ""))
+    label = _plain(str(label))
+    if not _has_words(label):
+        glyph = _glyph(str(getattr(widget, "glyph", "") or getattr(widget, "text", "") or ""))
+        label = words.tree["glyphs"][lang].get(glyph, label)
+    # Said within what it belongs to: "pool, minus", "Ann, move down".
+    from kivy.uix.screenmanager import Screen
+
+    owner = _ancestor(widget, lambda w: not isinstance(w, Screen) and isinstance(getattr(w, "name", None), str)
+                      and bool(w.name))
+    if owner is not None and owner.name not in label:
+        label = f"{owner.name}, {label}"
     if not value:
         if kind == "TextInput":
-            value = widget.text
-        elif hasattr(widget, "state") and "Toggle" in kind:
+            value = widget.text if widget.text != label else ""
+        elif isinstance(widget, ToggleButtonBehavior):
             value = on if widget.state == "down" else off
+        elif getattr(widget, "kind", "") == "selected":
+            value = on
         elif kind in ("Switch", "CheckBox"):
             value = on if widget.active else off
         elif kind == "Slider":
             value = str(int(widget.value))
-    return _plain(str(label)), _plain(str(value))
+    return label, _plain(str(value))
+
+
+def _ancestor(widget: Any, test: Any, depth: int = 6) -> Any:
+    w = getattr(widget, "parent", None)
+    for _ in range(depth):
+        if w is None:
+            return None
+        if test(w):
+            return w
+        w = getattr(w, "parent", None)
+    return None
+
+
+def _glyph(text: str) -> str:
+    import re
+
+    return re.sub(r"\[/?[a-z]+(?:=[^\]]*)?\]", "", text).strip()
+
+
+def _has_words(text: str) -> bool:
+    return any(ch.isalnum() for ch in text)
 
 
 def _plain(text: str) -> str:
@@ -861,11 +919,141 @@ def _plain(text: str) -> str:
     import re
 
     text = re.sub(r"\[/?[a-z]+(?:=[^\]]*)?\]", "", text)
-    return " ".join(text.split())
+    words = [w for w in text.split() if _has_words(w)]
+    return " ".join(words)
 
 
-def kivy_key(keycode: int, codepoint: str | None, modifiers: Iterable[str]) -> str:
-    return key_name(keycode, codepoint, modifiers)
+# ---------------------------------------------------------------------------------------------
+# In the app
+
+
+class SpeechControls:
+    """Repeat, stop and spell for the keys, through the app's Voice (whose speaker is made on
+    first use) or a Speaker given directly."""
+
+    def __init__(self, voice: Any, lang: str) -> None:
+        self.voice = voice
+        self.lang = lang
+
+    def _speaker(self) -> Any:
+        get = getattr(self.voice, "speaker", None)
+        return get() if callable(get) else self.voice
+
+    def say(self, utterances: Any, priority: Any, interrupt: bool) -> None:
+        if hasattr(self.voice, "say_all"):
+            self.voice.say_all(utterances, priority, interrupt)
+        else:
+            self.voice.say(" ".join(u.text for u in utterances), priority.name.lower(), interrupt)
+
+    def repeat(self) -> None:
+        speaker = self._speaker()
+        if speaker is not None:
+            speaker.repeat()
+
+    def stop(self) -> None:
+        speaker = self._speaker()
+        if speaker is not None:
+            speaker.stop()
+
+    def spell(self, name: str, lang: str | None = None) -> None:
+        from companion.speech.phrases import spell_speech
+        from companion.speech.speaker import Priority
+
+        self.say(spell_speech(name, lang or self.lang), Priority.CARD, True)
+
+
+class A11y:
+    """The keys, the announcer and the focus, installed in a running window over the app's root
+    and Session: key presses go to ``Keys``, results and screens are announced."""
+
+    def __init__(self, root: Any, session: Any, voice: Any, lang: str = "fr", app: Any = None) -> None:
+        from companion.ui.announce import Announcer
+
+        self.root = root
+        self.session = session
+        self.lang = _lang(lang)
+        self.controls = SpeechControls(voice, self.lang)
+        self.announcer = Announcer(self.controls.say, self.lang)
+        self.manager = getattr(root, "manager", root)
+        self.focus = FocusManager(self.announcer, lambda: self.manager.current_screen)
+        self.host = SessionHost(session, root)
+        self.host.ring = self.focus.ring_only  # type: ignore[attr-defined]
+        self.keys = Keys(self.host, self.announcer, self.controls, lang=self.lang, focus=self.focus)
+        speak = getattr(app, "_speak_result", None)
+        if callable(speak):
+            session.unbind(on_result=speak)  # said briefly by the announcer instead
+        session.bind(on_result=self._on_result)
+        self.manager.bind(current=self._on_screen)
+        self.announcer.watch(session.game)
+
+    def attach(self, window: Any) -> None:
+        window.bind(on_key_down=self._on_key_down)
+        self.announce_screen()
+
+    def detach(self, window: Any) -> None:
+        window.unbind(on_key_down=self._on_key_down)
+        self.session.unbind(on_result=self._on_result)
+        self.manager.unbind(current=self._on_screen)
+        self.focus.clear()
+
+    def _on_result(self, session: Any, result: Any) -> None:
+        self.announcer.result(result, session.game)
+
+    def _on_screen(self, *_args: Any) -> None:
+        self.focus.clear()
+        self.keys.mode = "cursor"
+        self.keys.pending = ()
+        self.keys.entry = None
+        self.keys.awaiting = None
+        self.announce_screen()
+
+    def announce_screen(self) -> None:
+        """A screen says its name and what it shows (the table: whose turn, which phase)."""
+        name = self.manager.current
+        screen = self.manager.current_screen
+        words = self.keys.map
+        summary = ""
+        hook = getattr(screen, "a11y_summary", None)
+        if callable(hook):
+            summary = hook() or ""
+        elif name == "table" and self.session.game is not None:
+            summary = self.announcer.turn_text(self.session.game)
+        elif name == "card":
+            card = self.host.last_card()
+            summary = card.name if card is not None else ""
+        self.announcer.screen(words.screen_name(name, self.lang), words.screen_shows(name, self.lang), summary)
+
+    def typing(self) -> bool:
+        """A text field of the current screen has the keyboard."""
+        from kivy.uix.textinput import TextInput
+
+        screen = self.manager.current_screen
+        return screen is not None and any(isinstance(w, TextInput) and w.focus for w in screen.walk())
+
+    def _on_key_down(self, _window: Any, keycode: int, _scancode: int, codepoint: str | None,
+                     modifiers: list[str]) -> bool:
+        key = key_name(keycode, codepoint, modifiers)
+        if key == "escape" and not (self.keys.pending or self.keys.entry is not None or self.keys.awaiting):
+            return False  # the app's own: quit
+        try:
+            return self.keys.press(key, typing=self.typing())
+        except Exception:  # a key must never take the window down
+            log.exception("key %s failed", key)
+            return True
+
+
+def install(root: Any, session: Any, voice: Any, window: Any = None, lang: str | None = None,
+            app: Any = None) -> A11y:
+    """Keys, focus and announcements for a running app (``app.on_start``)."""
+    from companion.i18n import language
+
+    a11y = A11y(root, session, voice, lang or language(), app)
+    if window is None:
+        from kivy.core.window import Window
+
+        window = Window
+    a11y.attach(window)
+    return a11y
 
 
 if __name__ == "__main__":  # python -m companion.ui.keys > docs/keys.md

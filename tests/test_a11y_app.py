@@ -1,0 +1,262 @@
+"""A whole VTES turn and a whole Res Arcana round played through the app with key presses only:
+a real Kivy window (SDL offscreen), the app's screens over one Session and a real journal, key
+events dispatched to the Window as a keyboard sends them, and what was said checked at each step
+through the silent speech backend. Also: focus order on the Home screen, and the focus ring's
+contrast on screenshots at 100% and 200% text size.
+
+The game itself is set up by the session as the Home screen does it (names are typed text);
+everything after that is keys.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.ui_helpers import read_png, relative_luminance
+
+pytestmark = [pytest.mark.ui, pytest.mark.timeout(90)]
+
+
+@pytest.fixture(scope="module")
+def window():
+    from companion.ui.app import configure_window
+
+    configure_window()
+    from kivy.base import EventLoop
+
+    EventLoop.ensure_window()
+    from kivy.core.window import Window
+
+    return Window  # 800x480, the Raspberry Pi's 7" screen
+
+
+def frames(count: int = 2) -> None:
+    from kivy.base import EventLoop
+
+    for _ in range(count):
+        EventLoop.idle()
+
+
+# A keyboard sends a keycode, the character of the unshifted key and the modifiers held.
+SPECIAL = {"+": (61, "=", ["shift"]), "AZERTY1": (38, "&", ["shift"])}
+
+
+class App:
+    """The app's root (every screen), its Session and the keys installed on the Window."""
+
+    def __init__(self, window, tmp_path: Path, lang: str = "fr") -> None:
+        from companion.speech import make_speaker
+        from companion.ui.app import build_root
+        from companion.ui.keys import install
+        from companion.ui.session import Session
+
+        self.window = window
+        self.speaker = make_speaker("auto", lang=lang)
+        self.session = Session(journal_path=tmp_path / "games.sqlite3")
+        self.root = build_root(self.session, start="home")
+        window.add_widget(self.root)
+        frames(3)
+        self.a11y = install(self.root, self.session, self.speaker, window=window, lang=lang)
+        assert self.speaker.wait_idle(5)
+        self.mark = 0
+
+    def press(self, *keys: str) -> list[str]:
+        """Press keys one after the other, as a keyboard would; what was said meanwhile."""
+        from companion.ui.keys import KEYCODES
+
+        start = len(self.speaker.backend.spoken)
+        for key in keys:
+            if key in SPECIAL:
+                code, char, mods = SPECIAL[key]
+            else:
+                *mods, name = key.split("+") if len(key) > 1 else [key]
+                code = KEYCODES.get(name) or ord(name)
+                char = name if len(name) == 1 else ""
+            self.window.dispatch("on_key_down", code, 0, char, list(mods))
+            self.window.dispatch("on_key_up", code, 0)
+            frames(1)
+            assert self.speaker.wait_idle(5)
+        return [u.text for u in self.speaker.backend.spoken[start:]]
+
+    def said(self) -> list[str]:
+        return [u.text for u in self.speaker.backend.spoken]
+
+    @property
+    def state(self) -> dict:
+        return self.session.game.state  # the engine replaces its state at each event
+
+    @property
+    def table(self):
+        return self.root.get_screen("table")
+
+    def close(self) -> None:
+        self.a11y.detach(self.window)
+        self.window.remove_widget(self.root)
+        self.speaker.close()
+        self.session.close()
+
+
+@pytest.fixture
+def app(window, tmp_path):
+    a = App(window, tmp_path)
+    yield a
+    a.close()
+
+
+def test_a_whole_vtes_turn_with_keys_only(app):
+    assert app.said() == ["Écran Accueil. Choisir le jeu et les joueurs, ou reprendre une partie."]
+    app.session.new_game("vtes", ["Ann", "Bob", "Cy"], seed=1)  # Cy is drawn to start
+    assert app.press("f3") == ["Écran Table. Manche un, au tour de Cy, phase Dégagement."]
+    assert app.root.current == "table"
+    # untap → master → minion: each phase said briefly, its reminder after it
+    said = app.press("numpadmul")
+    assert said[0] == "Phase : Maître." and said[1].startswith("Une action de maître")
+    assert app.press("numpadmul")[0] == "Phase : Séides."
+    # a bleed of two from the keypad: slash, 7, then the amount
+    assert app.press("numpaddivide") == ["Choix : un chiffre pour une place, barre oblique pour l'aide."]
+    assert app.press("numpad7") == ["Combien ? Un chiffre."]
+    assert app.press("numpad2") == ["Cy saigne Ann de deux.", "Cy prend l'Edge.",
+                                    "Ann, pool, moins deux, reste vingt-huit."]
+    assert app.state["seats"][0]["c"]["pool"] == 28 and app.state["edge"] == 2
+    frames(2)
+    assert app.table.counter_box(0, "pool").value == 28  # the screen shows what was said
+    # undo and redo, said with what they moved
+    assert app.press("numpad7") == ["Annulé. Ann, pool, plus deux, total trente."]
+    assert app.session.game.state["seats"][0]["c"]["pool"] == 30
+    assert app.press("ctrl+y") == ["Rétabli. Ann, pool, moins deux, reste vingt-huit. Cy prend l'Edge."]
+    # influence: Cy's transfers; the cursor walks Cy's counters and spends them
+    said = app.press("numpadmul")
+    assert said[:2] == ["Phase : Influence.", "Transferts de Cy : un."]
+    assert app.press("numpad2", "numpad2") == ["Cy, points de victoire, zéro.", "Cy, transferts, un."]
+    assert app.press("numpadsubstract") == ["Cy, transferts, moins un, reste zéro."]
+    assert app.press("up", "up") == ["Cy, points de victoire, zéro.", "Cy, pool, trente."]
+    assert app.press("-") == ["Cy, pool, moins un, reste vingt-neuf."]
+    # discard, then the turn passes to Ann, who untaps
+    assert app.press("n")[0] == "Phase : Défausse."
+    said = app.press("numpadmul")
+    assert said[:2] == ["Au tour de Ann.", "Phase : Dégagement."]
+    # read one's seat, the whole table, the focused counter
+    assert app.press("numpad1") == [
+        "Ann : pool vingt-huit, points de victoire zéro, transferts zéro. C'est son tour; proie : Bob."]
+    said = app.press("t")
+    assert said == ["Manche un, au tour de Ann, phase Dégagement.",
+                    "Ann : pool vingt-huit, points de victoire zéro, transferts zéro. C'est son tour; proie : Bob.",
+                    "Bob : pool trente, points de victoire zéro, transferts zéro. Proie : Cy.",
+                    "Cy : pool vingt-neuf, points de victoire zéro, transferts zéro. Edge; proie : Ann."]
+    assert app.press("numpad5") == ["Ann, pool, vingt-huit."]
+    # the edge to Ann, then again: the refusal is said as an error and changes nothing
+    assert app.press("g") == ["Ann prend l'Edge."]
+    said = app.press("numpaddivide", "numpad8")
+    assert said[-1].startswith("Refusé :") and "Ann" in said[-1]
+    assert app.session.game.state["edge"] == 0
+    # a typed value on an AZERTY keyboard (Shift and & is 1): seat 1, value entry, 2 then 5
+    said = app.press("AZERTY1", "enter", "2", "5", "enter")
+    assert said[-1] == "Ann, pool, moins trois, reste vingt-cinq."
+    # help speaks the keys of this screen; Page Down moves to the next screen, which says itself
+    said = app.press("h")
+    assert said[0] == "Écran Table. Touches :" and "B : saigner la proie du joueur actif : puis un chiffre." in said
+    said = app.press("pagedown")
+    assert said == ["Écran Carte. La dernière carte posée, en grand, avec ses précisions de règles."]
+    assert app.root.current == "card"
+    # the numbers keys still work away from the table
+    assert app.press("numpad7") == ["Annulé. Ann, pool, plus trois, total vingt-huit."]
+
+
+def test_a_whole_res_arcana_round_with_keys_only(app):
+    app.session.new_game("res-arcana", ["Ann", "Bob"], seed=3)  # Ann has the first-player tile
+    assert app.press("f3") == ["Écran Table. Manche un, au tour de Ann, phase Collecte."]
+    # collect: Ann's first essence, then Bob's gold, from the keypad
+    assert app.press("numpad5") == ["Ann, Mort, une."]
+    assert app.press("numpadadd") == ["Ann, Mort, plus une, total deux."]
+    said = app.press("numpaddivide", "numpad2")
+    assert said[-1].startswith("Bob : Mort une, Sérénité une, Vie une, Vigueur une, Or un, points de victoire zéro.")
+    assert app.press("numpad8") == ["Bob, points de victoire, zéro."]
+    assert app.press("numpad8") == ["Bob, Or, un."]
+    assert app.press("numpadadd", "numpadadd")[-1] == "Bob, Or, plus un, total trois."
+    # actions: one each in turn
+    said = app.press("numpadmul")
+    assert said[0] == "Phase : Actions." and "À Ann d'agir." in said
+    assert app.press("numpaddivide", "numpad1")[-1].startswith("Ann : Mort deux")
+    said = app.press("numpadenter", "numpadsubstract", "numpad1", "numpadenter")
+    assert said[-1] == "Ann, Or, moins un, reste zéro."
+    assert app.state["seats"][0]["c"]["or"] == 0
+    assert app.press("numpadmul") == ["À Bob d'agir."]
+    # spending gold Bob does not have is refused, said, and changes nothing
+    said = app.press("numpaddivide", "numpad2", "enter", "-", "9", "enter")
+    assert said[-1].startswith("Refusé :")
+    assert app.state["seats"][1]["c"]["or"] == 3
+    # passes: Bob first (he takes the first-player tile), then Ann from the keypad
+    said = app.press("p")
+    assert said[:2] == ["Bob passe.", "Bob passe en premier et prend la tuile premier joueur."]
+    said = app.press("numpaddivide", "numpad7")
+    assert "Ann passe." in said and "Phase : Contrôle de victoire." in said
+    # victory check: nobody has ten points; a new round starts with Bob's tile
+    said = app.press("numpadmul")
+    assert said[0] == "Contrôle de victoire : Ann zéro, Bob un."
+    assert said[1].startswith("Personne n'a dix points")
+    assert "Manche deux : collecte. Bob a la tuile premier joueur." in said
+    # a second round where Ann reaches ten points by a typed value, and wins at the check
+    app.press("numpaddivide", "numpad1", "numpad2")  # from gold to Ann's victory points
+    assert app.press("numpadenter", "numpad1", "numpad0", "numpadenter")[-1] == (
+        "Ann, points de victoire, plus dix, total dix.")
+    app.press("numpadmul")  # to the actions
+    app.press("p")  # Bob, who holds the tile, acts first and passes
+    app.press("p")  # then Ann
+    said = app.press("numpadmul")
+    assert said[0].startswith("Contrôle de victoire : Ann dix")
+    assert any(x.startswith("Partie terminée") and "Ann" in x for x in said)
+    assert app.state["over"] and app.state["winner"] == [0]
+    said = app.press("numpad3")
+    assert said[0] == "Partie terminée. Victoire : Ann."
+
+
+def test_focus_order_is_predictable_and_spoken(app):
+    home = app.root.get_screen("home")
+    order = app.a11y.focus.widgets()
+    assert len(order) >= 4
+    # reading order: the kv file's order, top to bottom
+    tops = [w.to_window(w.x, w.top)[1] for w in order]
+    assert tops[0] >= tops[-1]
+    said = [app.press("tab")[0] for _ in order]
+    from companion.ui.keys import describe_widget
+
+    expected = [describe_widget(w) for w in order]
+    assert said == [f"{label}, {value}." if value else f"{label}." for label, value in expected]
+    assert all(label for label, _ in expected), expected
+    # one more Tab wraps to the first; Shift-Tab goes back to the last
+    assert app.press("tab") == [said[0]]
+    assert app.press("shift+tab") == [said[-1]]
+    assert app.a11y.focus.current() is order[-1] and home is app.root.current_screen
+
+
+@pytest.mark.parametrize("scale", [1.0, 2.0])
+def test_focus_ring_contrast(app, tmp_path, scale):
+    from companion.ui.theme import theme
+
+    theme.text_scale = scale
+    try:
+        app.session.new_game("vtes", ["Ann", "Bob", "Cy"], seed=1)
+        app.press("f3", "numpad2")  # the cursor on Cy's victory points: a ring around its box
+        frames(4)
+        box = app.table.counter_box(2, "vp")  # on a panel turned to face the far side
+        corners = [box.to_window(*p) for p in ((box.x, box.y), (box.right, box.top))]
+        left, right = sorted(c[0] for c in corners)
+        bottom, top = sorted(c[1] for c in corners)
+        height = int(app.window.height)
+        pixels = read_png(app.window.screenshot(name=str(tmp_path / f"ring-{scale}.png")))
+        ring = max(3, int(theme.base / 8))
+        accent = tuple(int(round(c * 255)) for c in theme.accent[:3])
+        # the bands just outside the box, on its four sides, are the ring, in the accent colour
+        x, y, w, h = int(left), int(height - top), int(right - left), int(top - bottom)
+        for band in ((x - ring, y - ring, w + 2 * ring, ring), (x - ring, y + h, w + 2 * ring, ring),
+                     (x - ring, y, ring, h), (x + w, y, ring, h)):
+            colours = pixels.colours(band, step=1)
+            assert colours[accent] >= 0.5 * sum(colours.values()), (band, colours.most_common(3))
+        lum_bg = relative_luminance(tuple(int(round(c * 255)) for c in theme.bg[:3]))
+        lum_ring = relative_luminance(accent)
+        hi, lo = max(lum_bg, lum_ring), min(lum_bg, lum_ring)
+        assert (hi + 0.05) / (lo + 0.05) >= 7.0
+    finally:
+        theme.text_scale = 1.0
