@@ -227,11 +227,17 @@ class CompanionApp(App):
 
         Window.bind(on_keyboard=self._on_keyboard)
         Window.bind(on_flip=self._on_first_flip)
+        from companion.ui.keys import install
+
+        # Keys and keypad for every screen, every change and screen said (companion/ui/keys.py).
+        self.a11y = install(self.root, self.session, self.voice, window=Window, lang=self.voice.lang, app=self)
 
     def on_stop(self) -> None:
         from kivy.core.window import Window
 
         Window.unbind(on_keyboard=self._on_keyboard)
+        if getattr(self, "a11y", None) is not None:
+            self.a11y.detach(Window)
         self.shutdown()
 
     def shutdown(self) -> None:

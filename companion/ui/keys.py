@@ -982,8 +982,9 @@ class A11y:
         speak = getattr(app, "_speak_result", None)
         if callable(speak):
             session.unbind(on_result=speak)  # said briefly by the announcer instead
-        session.bind(on_result=self._on_result)
+        session.bind(on_result=self._on_result, on_scan=self._on_scan)
         self.manager.bind(current=self._on_screen)
+        self._scanned = False  # a card was just laid: it is said, not the screen that shows it
         self.announcer.watch(session.game)
 
     def attach(self, window: Any) -> None:
@@ -992,12 +993,15 @@ class A11y:
 
     def detach(self, window: Any) -> None:
         window.unbind(on_key_down=self._on_key_down)
-        self.session.unbind(on_result=self._on_result)
+        self.session.unbind(on_result=self._on_result, on_scan=self._on_scan)
         self.manager.unbind(current=self._on_screen)
         self.focus.clear()
 
     def _on_result(self, session: Any, result: Any) -> None:
         self.announcer.result(result, session.game)
+
+    def _on_scan(self, *_args: Any) -> None:
+        self._scanned = True
 
     def _on_screen(self, *_args: Any) -> None:
         self.focus.clear()
@@ -1005,7 +1009,9 @@ class A11y:
         self.keys.pending = ()
         self.keys.entry = None
         self.keys.awaiting = None
-        self.announce_screen()
+        scanned, self._scanned = self._scanned, False
+        if not (scanned and self.manager.current == "card"):
+            self.announce_screen()
 
     def announce_screen(self) -> None:
         """A screen says its name and what it shows (the table: whose turn, which phase)."""
