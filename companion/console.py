@@ -81,6 +81,8 @@ class Console:
         self.on_text = on_text  # speaks table results and refusals when speech is on
         self.table = table
         self.events: queue.Queue[Any] = queue.Queue()
+        self.speaker: Any = None  # companion.speech Speaker when speech is on: keypad repeat, stop, spell
+        self._keys: Any = None  # companion.ui.keys.Keys, made at the first keypad line
 
     def _print(self, line: str) -> None:
         print(line, file=self.out, flush=True)
@@ -110,6 +112,8 @@ class Console:
         if self.table is not None:
             from companion.table.commands import ParseError
 
+            if self.keypad(text):
+                return
             try:
                 intent = self.table.parser.parse(text)
             except ParseError as exc:
@@ -121,9 +125,33 @@ class Console:
                 return
             result = self.table.game.apply(intent)  # durable in the journal before it is shown
             self._say_result(result.lines(language()))
+            if self._keys is not None:
+                self._keys.announcer.watch(self.table.game)  # so that a keypad undo says what it undid
             return
         if not self.lay_typed(text):
             self._status(t("console.not_a_card", text=text))
+
+    def keypad(self, text: str) -> bool:
+        """A line typed on a numeric keypad (``*``, ``/2``, ``-``, ``7``) plays as the app's keypad
+        does (docs/keys.md), each result said briefly; False for any other line."""
+        from companion.ui.keys import keypad_keys
+
+        keys = keypad_keys(text)
+        if keys is None:
+            return False
+        if self._keys is None:
+            from companion.ui.announce import Announcer
+            from companion.ui.keys import Keys, TableHost
+
+            game = self.table.game
+            announcer = Announcer(lambda said, _priority, _interrupt: self._say_result([u.text for u in said]),
+                                  language())
+            announcer.watch(game)
+            host = TableHost(game, self.table.parser, lambda result: announcer.result(result, game))
+            self._keys = Keys(host, announcer, self.speaker, lang=language())
+        for key in keys:
+            self._keys.press(key)
+        return True
 
     def _say_result(self, lines: list[str]) -> None:
         for line in lines:
@@ -223,6 +251,7 @@ def main(reader_path: str, as_json: bool = False, count: int | None = None, spea
             speaker.say(text, lang=lang, priority=Priority.CHANGE)
 
     console = Console(reader, library, as_json=as_json, on_scan=on_scan, table=table, on_text=on_text)
+    console.speaker = speaker
     if table is not None and table.game.opening is not None:
         console._say_result(table.game.opening.lines(lang))  # who was drawn to start
     interactive = bool(sys.stdin and sys.stdin.isatty())

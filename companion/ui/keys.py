@@ -702,6 +702,61 @@ class SessionHost:
                 pass  # the screen is still being built
 
 
+# The keypad's characters as a terminal receives them (NumLock on): a line of them, then Enter.
+KEYPAD_CHARS = {**{d: f"numpad{d}" for d in DIGITS}, "+": "numpadadd", "-": "numpadsubstract",
+                "*": "numpadmul", "/": "numpaddivide", ".": "numpaddecimal"}
+
+
+def keypad_keys(line: str) -> list[str] | None:
+    """A line typed on a numeric keypad (``*``, ``/2``, ``/73``, ``7``) as keypad keys; None
+    when the line is something else (a command word, a card name)."""
+    text = "".join(line.split())
+    if not text or any(ch not in KEYPAD_CHARS for ch in text):
+        return None
+    return [KEYPAD_CHARS[ch] for ch in text]
+
+
+class TableHost:
+    """The keys' host for the console: one game, no screens; results go to ``on_result``."""
+
+    screen = "table"
+
+    def __init__(self, game: Any, parser: Any, on_result: Any) -> None:
+        self._game = game
+        self.parser = parser
+        self.on_result = on_result  # (result) -> None
+        self.card: Any = None  # the last card laid, for spelling
+
+    @property
+    def game(self) -> Any:
+        return self._game
+
+    def run(self, words: str) -> Any:
+        from companion.table.commands import ParseError
+        from companion.table.engine import Intent, Result
+
+        try:
+            intent = self.parser.parse(words)
+        except ParseError as exc:
+            result = Result(False, Intent("refused", text=words), reason=(exc.key, exc.values), data=self._game.data)
+        else:
+            if intent is None:
+                return None
+            intent.source = "key"
+            result = self._game.apply(intent)  # durable in the journal before it is said
+        self.on_result(result)
+        return result
+
+    def go(self, screen: str) -> bool:
+        return screen == "table"
+
+    def screen_names(self) -> list[str]:
+        return ["table"]
+
+    def last_card(self) -> Any:
+        return self.card
+
+
 # ---------------------------------------------------------------------------------------------
 # Focus among a screen's widgets
 
