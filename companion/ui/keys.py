@@ -238,7 +238,10 @@ class KeyMap:
                "(a test checks that this file matches the data). Press **H** on any screen to hear "
                "its keys; with a numeric keypad alone, press **/** twice.", "",
                "Généré depuis `companion/ui/keymap.yaml`. Appuyez sur **H** pour entendre les touches "
-               "de l'écran ; au pavé numérique seul, deux fois sur **/**.", ""]
+               "de l'écran ; au pavé numérique seul, deux fois sur **/**.", "",
+               "In the console companion (`python -m companion console --game ...`), type a keypad "
+               "sequence then Enter: `*` next phase, `/2` seat 2, `-` minus one, `/73` bleed 3, `7` undo. "
+               "Dans la console, tapez les touches du pavé puis Entrée.", ""]
         for screen in self.screens.values():
             if not screen.raw:
                 continue
