@@ -136,7 +136,7 @@ def test_card_screen_shows_the_scanned_card(stage, resolver, tmp_path):
     assert ids.title_label.font_size >= 2 * ids.text_label.font_size * 0.9
     assert ids.title_label.font_name == "AtkinsonHyperlegible" == theme.font_name
     assert ("Type", "Action") in stage.screen.fields
-    assert ("Coût", "1 blood") in stage.screen.fields
+    assert ("Coût", "1 sang") in stage.screen.fields  # VTES costs in the UI language
     assert ("Disciplines", "dom") in stage.screen.fields
     assert "Bleed with +2 bleed" in ids.text_label.text
     assert "(D)" in ids.text_label.text and "Ⓓ" not in ids.text_label.text  # no glyph in the font

@@ -18,7 +18,6 @@ companion/i18n/messages.yaml for its word in the navigation bar.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
@@ -41,7 +40,7 @@ from companion.tags.resolve import Resolver, Scan
 from companion.ui import fonts
 from companion.ui.screens.card import CardScreen, reader_label
 from companion.ui.session import Session
-from companion.ui.theme import PALETTES, TEXT_SCALE_MAX, TEXT_SCALE_MIN, theme
+from companion.ui.theme import TEXT_SCALE_MAX, TEXT_SCALE_MIN, theme
 from companion.ui.voice import Voice
 from companion.ui.widgets import sizes
 
@@ -71,6 +70,10 @@ SCREENS: list[ScreenSpec] = [
     ScreenSpec("table", "companion.ui.screens.table", "TableScreen", "\u25a6"),  # ▦
     ScreenSpec("card", "companion.ui.screens.card", "CardScreen", "\U0001f0a0"),  # 🂠
     ScreenSpec("log", "companion.ui.screens.log", "LogScreen", "\u2630"),  # ☰
+    ScreenSpec("rules", "companion.ui.screens.rules", "RulesScreen", "\u00a7"),  # §
+    ScreenSpec("deck", "companion.ui.screens.deck", "DeckScreen", "\u25a4"),  # ▤
+    ScreenSpec("enroll", "companion.ui.screens.enroll", "EnrollScreen", "\u270e"),  # ✎
+    ScreenSpec("settings", "companion.ui.screens.settings", "SettingsScreen", "\u2699"),  # ⚙
 ]
 
 
@@ -193,24 +196,26 @@ class CompanionApp(App):
         return root
 
     def build_config(self, config) -> None:
-        config.setdefaults("display", {"text_scale": "1.0", "palette": "contrast-dark"})
+        from companion.ui.screens.settings import set_defaults
+
+        set_defaults(config)
 
     def get_application_config(self, defaultpath: str = "") -> str:
         # Kivy's default is next to the code; the user's settings belong with their files.
         return str(paths.config_dir() / "companion.ini")
 
     def build_settings(self, settings) -> None:
-        panel = [
-            {"type": "options", "title": t("settings.text_scale"), "desc": t("settings.text_scale.desc"),
-             "section": "display", "key": "text_scale", "options": list(TEXT_SCALES)},
-            {"type": "options", "title": t("settings.palette"), "desc": t("settings.palette.desc"),
-             "section": "display", "key": "palette", "options": list(PALETTES)},
-        ]
-        settings.add_json_panel(t("settings.display"), self.config, data=json.dumps(panel))
+        from companion.ui.screens.settings import add_panel
+
+        add_panel(settings, self.config)
 
     def on_config_change(self, config, section: str, key: str, value: str) -> None:
-        if section == "display":
+        from companion.ui.screens.settings import apply_setting
+
+        if section == "display" and key in ("text_scale", "palette"):
             self.apply_config()
+        else:
+            apply_setting(section, key, value, self.voice)
 
     def apply_config(self) -> None:
         if self.config is None:
@@ -324,8 +329,18 @@ class CompanionApp(App):
         self._notice("")
         self.card_screen.show_scan(scan)
         self.session.add_scan(scan)
-        self.root.show("card")
+        self.root.show(self._screen_for(scan))
         self.voice.scan(scan)
+
+    def _screen_for(self, scan: Scan) -> str:
+        """Where a scan is seen: the Deck and Enroll screens keep the cards laid on them; an
+        unknown tag opens Enroll; any other card shows on the Card screen."""
+        current = self.root.current_screen
+        if getattr(current, "takes_scans", False):
+            return current.name
+        if scan.status == "unknown" and self.root.has_screen("enroll"):
+            return "enroll"
+        return "card"
 
     def _speak_result(self, _session: Session, result) -> None:
         """Every answer of the table is said: a refusal with its reason, a change briefly."""

@@ -1,0 +1,194 @@
+"""The Settings screen: Kivy's settings panel over the app's companion.ini — readers, voice
+(backend, voice, rate, verbosity), language, contrast palette and text size.
+
+Text size, palette, language, rate and verbosity apply at once; a new voice backend or new
+reader paths apply at the next start (the panel says so)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from kivy.app import App
+from kivy.properties import ObjectProperty, StringProperty
+from kivy.uix.label import Label
+from kivy.uix.screenmanager import Screen
+from kivy.utils import escape_markup, get_hex_from_color
+
+from companion import i18n
+from companion.i18n import t
+from companion.ui.screens import load_kv
+from companion.ui.theme import PALETTES, TEXT_SCALE_MAX, TEXT_SCALE_MIN, theme
+
+log = logging.getLogger(__name__)
+
+TEXT_SCALES = ("1.0", "1.25", "1.5", "1.75", "2.0")
+BACKENDS = ("auto", "espeak", "say", "sapi", "silent")
+VERBOSITIES = ("short", "normal", "full")
+DEFAULTS: dict[str, dict[str, str]] = {
+    "display": {"text_scale": "1.0", "palette": "contrast-dark", "language": i18n.language()},
+    "voice": {"backend": "auto", "voice": "", "rate": "165", "verbosity": "normal"},
+    "readers": {"paths": ""},
+}
+
+
+class SettingHeading(Label):
+    """A section of the settings panel in the app's type and colours (Kivy's title is dimmed)."""
+
+    title = StringProperty("")
+    panel = ObjectProperty(None, allownone=True)
+
+
+def set_defaults(config: Any) -> None:
+    """The settings a fresh companion.ini starts with (App.build_config)."""
+    for section, values in DEFAULTS.items():
+        config.setdefaults(section, dict(values))
+
+
+def panel_json() -> str:
+    """One panel, titled sections: Kivy's sidebar would take a third of the 800x480 screen."""
+    items: list[dict[str, Any]] = [
+        {"type": "heading", "title": t("settings.display")},
+        {"type": "options", "title": t("settings.text_scale"), "desc": t("settings.text_scale.desc"),
+         "section": "display", "key": "text_scale", "options": list(TEXT_SCALES)},
+        {"type": "options", "title": t("settings.palette"), "desc": t("settings.palette.desc"),
+         "section": "display", "key": "palette", "options": list(PALETTES)},
+        {"type": "options", "title": t("settings.language"), "desc": t("settings.language.desc"),
+         "section": "display", "key": "language", "options": list(i18n.LANGUAGES)},
+        {"type": "heading", "title": t("settings.voice")},
+        {"type": "options", "title": t("settings.verbosity"), "desc": t("settings.verbosity.desc"),
+         "section": "voice", "key": "verbosity", "options": list(VERBOSITIES)},
+        {"type": "numeric", "title": t("settings.rate"), "desc": t("settings.rate.desc"),
+         "section": "voice", "key": "rate"},
+        {"type": "options", "title": t("settings.backend"), "desc": t("settings.backend.desc"),
+         "section": "voice", "key": "backend", "options": list(BACKENDS)},
+        {"type": "string", "title": t("settings.voice_name"), "desc": t("settings.voice_name.desc"),
+         "section": "voice", "key": "voice"},
+        {"type": "heading", "title": t("settings.readers")},
+        {"type": "string", "title": t("settings.reader_paths"), "desc": t("settings.reader_paths.desc"),
+         "section": "readers", "key": "paths"},
+    ]
+    return json.dumps(items)
+
+
+def add_panel(settings: Any, config: Any) -> None:
+    """The companion's panel on a Kivy Settings widget (the app's F1 panel, or this screen)."""
+    load_kv("card")
+    load_kv("settings")
+    settings.register_type("heading", SettingHeading)
+    settings.add_json_panel(t("settings.title"), config, data=panel_json())
+
+
+def text_scale(value: str) -> float:
+    try:
+        return max(TEXT_SCALE_MIN, min(TEXT_SCALE_MAX, float(value)))
+    except (TypeError, ValueError):
+        return 1.0  # a hand-edited file with a typo must not stop the app
+
+
+def apply_setting(section: str, key: str, value: str, voice: Any = None) -> bool:
+    """Apply one setting now; False when it only takes effect at the next start."""
+    if section == "display" and key == "text_scale":
+        theme.text_scale = text_scale(value)
+    elif section == "display" and key == "palette":
+        theme.use_palette(value)
+    elif section == "display" and key == "language":
+        if value in i18n.LANGUAGES:
+            i18n.set_language(value)
+            if voice is not None and hasattr(voice, "lang"):
+                voice.lang = value
+    elif section == "voice" and key == "rate":
+        speaker = voice.speaker() if voice is not None and hasattr(voice, "speaker") else None
+        try:
+            if speaker is not None:
+                speaker.rate = int(float(value))
+        except (TypeError, ValueError):
+            return False
+    elif section == "voice" and key == "verbosity":
+        if voice is not None and value in VERBOSITIES:
+            voice.verbosity = value
+    else:
+        return False
+    return True
+
+
+def apply_all(config: Any, voice: Any = None) -> None:
+    for section, values in DEFAULTS.items():
+        for key in values:
+            if config.has_option(section, key):
+                apply_setting(section, key, config.get(section, key), voice)
+
+
+class SettingsScreen(Screen):
+    config = ObjectProperty(None, allownone=True)
+    session = ObjectProperty(None, allownone=True)
+
+    def __init__(self, **kwargs) -> None:
+        load_kv("card")
+        load_kv("settings")
+        kwargs.setdefault("name", "settings")
+        super().__init__(**kwargs)
+        self._panel = None
+        theme.bind(base=self._restyle, text_scale=self._restyle, palette=self._restyle, font_name=self._restyle)
+
+    def bind_session(self, session: Any) -> None:
+        self.session = session
+
+    def on_pre_enter(self, *_args) -> None:
+        if self.config is None:
+            app = App.get_running_app()
+            self.config = getattr(app, "config", None)
+        self.build()
+
+    def build(self) -> None:
+        """Build the panel over ``config`` (the running app's, or one given by a test)."""
+        from kivy.config import ConfigParser
+        from kivy.uix.settings import SettingsWithNoMenu
+
+        if self.config is None:
+            self.config = ConfigParser(name="companion-settings")
+        set_defaults(self.config)
+        holder = self.ids.holder
+        holder.clear_widgets()
+        panel = SettingsWithNoMenu()
+        add_panel(panel, self.config)
+        panel.bind(on_config_change=self._changed)
+        holder.add_widget(panel)
+        self._panel = panel
+        self._restyle()
+
+    def _changed(self, _panel: Any, config: Any, section: str, key: str, value: str) -> None:
+        app = App.get_running_app()
+        on_change = getattr(app, "on_config_change", None) if app is not None else None
+        if callable(on_change) and getattr(app, "config", None) is config:
+            return  # the app hears Kivy's settings itself and applies them
+        apply_setting(section, key, value, getattr(self.session, "voice", None))
+
+    def _restyle(self, *_args) -> None:
+        """Kivy's settings are drawn in its own small grey type: give them the app's font, size
+        and contrast, so that they follow the text size and the palette like the other screens."""
+        from kivy.uix.settings import SettingItem, SettingsPanel
+
+        if self._panel is None:
+            return
+        muted = get_hex_from_color(theme.muted)
+        for widget in list(self._panel.walk(restrict=True)):
+            if isinstance(widget, SettingHeading):
+                continue
+            if isinstance(widget, SettingItem):
+                label = widget.ids.get("labellayout")
+                if label is not None:
+                    label.font_name = theme.font_name
+                    label.font_size = theme.body
+                    label.color = theme.text
+                    small = int(theme.small)
+                    label.text = "{}\n[size={}][color={}]{}[/color][/size]".format(
+                        escape_markup(widget.title or ""), small, muted, escape_markup(widget.desc or ""))
+                widget.height = max(widget.height, theme.base * 2.6)
+            elif isinstance(widget, Label) and isinstance(widget.parent, SettingsPanel):
+                widget.parent.remove_widget(widget)  # the panel's name: the header already says it
+            elif isinstance(widget, Label):
+                widget.font_name = theme.font_name
+                widget.font_size = theme.body
+                widget.color = theme.text

@@ -1,0 +1,181 @@
+"""Render every screen of every game with a demo table into PNG files (``python -m companion
+screenshots``). One process per window size: Kivy makes its window once, at the size read from
+the config; the command starts ``python -m companion.ui.screenshots OUT WxH`` for each size.
+
+The screens come from ``companion.ui.app.SCREENS`` (the app's own registration), so a new screen
+is photographed without a change here. The demo table lives in screenshots.yaml; the games are
+played in a journal of their own in a temporary folder, never in the user's.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import tempfile
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+log = logging.getLogger(__name__)
+
+SETTLE_FRAMES = 4
+
+
+def demo_data() -> dict[str, Any]:
+    text = resources.files(__package__).joinpath("screenshots.yaml").read_text(encoding="utf-8")
+    return yaml.safe_load(text)["games"]
+
+
+def file_name(screen: str, game: str, size: tuple[int, int]) -> str:
+    return f"{screen}-{game}-{size[0]}x{size[1]}.png"
+
+
+class Demo:
+    """The app's root with every registered screen, and a demo table for one game at a time."""
+
+    def __init__(self, workdir: Path, library: Any = None) -> None:
+        from companion.cards.library import CardLibrary
+        from companion.ui.app import build_root
+        from companion.ui.session import Session
+        from companion.ui.voice import Voice
+
+        self.library = library if library is not None else CardLibrary()
+        self.library.games  # noqa: B018 - the index, loaded before any screen asks for it
+        self.session = Session(self.library, Voice(enabled=False), journal_path=workdir / "demo.sqlite3")
+        self.root = build_root(self.session)
+        self.data = demo_data()
+        self._extra: dict[str, Any] = {}
+
+    def screens(self) -> list[str]:
+        from companion.ui.app import SCREENS
+
+        return [spec.name for spec in SCREENS if self.root.has_screen(spec.name)]
+
+    def card(self, ref: str) -> Any:
+        return self.library.get(ref) or self._extra.get(ref)
+
+    def _demo_cards(self, game: str) -> None:
+        from companion.cards.cardfile import parse_card
+
+        info = self.library.game(game)
+        for i, item in enumerate(self.data[game].get("cards") or []):
+            card = parse_card("screenshots.yaml", item, f"games.{game}.cards[{i}]", info, overlay=True)
+            self._extra[card.ref] = card
+
+    def set_game(self, game: str) -> None:
+        """Start the demo game: players, a few table commands, cards laid, a deck, a query."""
+        from companion.readers.events import TagEvent
+        from companion.tags.resolve import Scan
+
+        demo = self.data[game]
+        self._demo_cards(game)
+        result = self.session.new_game(game, list(demo["players"]), seed=7)
+        if not result.ok:
+            log.warning("demo game %s: %s", game, result.lines())
+        for command in demo.get("commands") or []:
+            self.session.apply(command, source="key")
+
+        def scan(ref: str, uid: str) -> Scan:
+            event = TagEvent("laid", reader="sim", seat=1, uid=uid)
+            card = self.card(ref)
+            return Scan(event, "card", card=card, ref=ref) if card is not None else Scan(event, "unknown", ref=ref)
+
+        card_screen = self.root.get_screen("card")
+        card_screen.clear_history()
+        for i, ref in enumerate([*reversed(demo.get("history") or []), demo["card"]]):
+            card_screen.show_scan(scan(ref, f"04DE00{i:02X}A1B2C3"))
+        for name in self.screens():
+            screen = self.root.get_screen(name)
+            demo_hook = getattr(self, f"_demo_{name}", None)
+            if callable(demo_hook):
+                demo_hook(screen, game, demo, scan)
+
+    # --- what each of the screens of this module shows in the demo ------------------------------
+    def _demo_rules(self, screen: Any, game: str, demo: dict, _scan: Any) -> None:
+        screen.game = game
+        screen.query = demo.get("rules", "")
+        screen.search_now()
+
+    def _demo_deck(self, screen: Any, game: str, demo: dict, _scan: Any) -> None:
+        screen.game = game
+        screen.clear()
+        for ref, n in (demo.get("deck") or {}).items():
+            card = self.card(ref)
+            if card is not None:
+                screen.add_card(card, n)
+        screen.wait_checked()
+
+    def _demo_enroll(self, screen: Any, game: str, demo: dict, _scan: Any) -> None:
+        from companion.readers.events import TagEvent
+        from companion.tags.resolve import Scan
+
+        screen.game = game
+        screen.start(Scan(TagEvent("laid", reader="sim", seat=1, uid="04C0FFEE123456"), "unknown",
+                          detail="no NDEF message and UID not in the collection"))
+        screen.query = demo.get("enroll", "")
+        screen.search_now()
+
+
+def frames(count: int = SETTLE_FRAMES) -> None:
+    from kivy.base import EventLoop
+
+    for _ in range(count):
+        EventLoop.idle()
+
+
+def render(out: Path, size: tuple[int, int], games: Iterable[str] | None = None,
+           screens: Iterable[str] | None = None) -> list[Path]:
+    """Every screen of every game, in this process's window (already at ``size``)."""
+    from kivy.core.window import Window
+
+    from companion.ui.app import configure_window
+
+    configure_window()
+    from kivy.base import EventLoop
+
+    EventLoop.ensure_window()
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    with tempfile.TemporaryDirectory(prefix="companion-shots-") as tmp:
+        demo = Demo(Path(tmp))
+        Window.size = size
+        Window.add_widget(demo.root)
+        frames()
+        wanted_games = list(games or demo.data)
+        wanted_screens = [s for s in demo.screens() if screens is None or s in set(screens)]
+        for game in wanted_games:
+            if game not in demo.data or demo.library.game(game) is None:
+                log.warning("no demo for %s", game)
+                continue
+            demo.set_game(game)
+            for name in wanted_screens:
+                demo.root.show(name)
+                frames()
+                shot = Path(Window.screenshot(name=str(Path(tmp) / "shot.png")))
+                target = out / file_name(name, game, size)
+                shot.replace(target)
+                written.append(target)
+        Window.remove_widget(demo.root)
+        demo.session.close()
+    return written
+
+
+def main(argv: list[str]) -> int:
+    """``python -m companion.ui.screenshots OUT WxH [GAME,GAME] [SCREEN,SCREEN]``: one size."""
+    import os
+
+    out, size_text = Path(argv[0]), argv[1]
+    width, _, height = size_text.partition("x")
+    os.environ["COMPANION_WINDOW"] = size_text
+    games = argv[2].split(",") if len(argv) > 2 and argv[2] else None
+    screens = argv[3].split(",") if len(argv) > 3 and argv[3] else None
+    for path in render(out, (int(width), int(height)), games, screens):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
