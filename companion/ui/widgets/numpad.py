@@ -33,6 +33,6 @@ class NumPad(ModalView):
         if not self.typed:
             return
         value = int(self.typed)
-        self.dismiss()
+        self.dismiss(animation=False)  # a fading pad would take the next tap
         if self.on_submit is not None:
             self.on_submit(value)
