@@ -1,0 +1,65 @@
+"""``python -m companion screenshots --out DIR [--size 800x480] …``: every screen of every game,
+with a demo table, as PNG files named ``<screen>-<game>-<WxH>.png``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from companion.cards.model import GAMES
+
+SIZES = ("800x480", "1280x800")
+PER_SIZE_TIMEOUT = 300  # seconds; software GL on a Raspberry Pi is slow, a hang is not
+
+
+def _size(text: str) -> str:
+    if not re.fullmatch(r"[1-9]\d{2,4}x[1-9]\d{2,4}", text):
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 800x480, got {text!r}")
+    return text
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", required=True, type=Path, help="folder for the PNG files")
+    parser.add_argument("--size", action="append", type=_size,
+                        help=f"window size, repeatable (default: {' and '.join(SIZES)})")
+    parser.add_argument("--game", action="append", choices=GAMES, help="only this game (repeatable)")
+    parser.add_argument("--screen", action="append", help="only this screen (repeatable)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """One child process per size: Kivy sizes its window once, when it makes it."""
+    out: Path = args.out
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"{out}: {exc}", file=sys.stderr)
+        return 2
+    env = dict(os.environ)
+    env.setdefault("SDL_VIDEODRIVER", "offscreen")  # no display needed
+    env.update(KIVY_NO_ARGS="1", KIVY_NO_CONSOLELOG="1", COMPANION_SPEECH="silent")
+    env.setdefault("LOCAL_CARDS", "1")
+    env.setdefault("NO_TRANSLATIONS", "1")
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(x for x in (root, env.get("PYTHONPATH", "")) if x)
+    status = 0
+    for size in args.size or SIZES:
+        command = [sys.executable, "-m", "companion.ui.screenshots", str(out), size,
+                   ",".join(args.game or []), ",".join(args.screen or [])]
+        try:
+            done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=PER_SIZE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            print(f"{size}: no answer after {PER_SIZE_TIMEOUT} s", file=sys.stderr)
+            status = 1
+            continue
+        written = [line for line in done.stdout.splitlines() if line.endswith(".png")]
+        for line in written:
+            print(line)
+        if done.returncode != 0 or not written:
+            tail = "\n".join(done.stderr.strip().splitlines()[-5:])
+            print(f"{size}: screenshots failed (exit {done.returncode})\n{tail}", file=sys.stderr)
+            status = 1
+    return status
