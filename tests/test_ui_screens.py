@@ -141,6 +141,9 @@ def test_each_screen_renders_whole_at(size, window, demo, tmp_path):
         assert (pixels.width, pixels.height) == size
         assert_not_blank(path)
         assert_nothing_clipped(screen)
+    deck = demo.root.get_screen("deck")
+    assert deck.summary.startswith("Crypte : 3 · Bibliothèque : 7"), deck.summary
+    assert not any("Error" in p for p in deck.report.problems), deck.report.problems  # checks never race
     card = demo.root.get_screen("card")
     assert card.title == "Govern the Unaligned" and ("Coût", "1 sang") in card.fields
     assert "Dominate" in card.keywords or "Domination" in card.keywords  # "dom" explained from the glossary

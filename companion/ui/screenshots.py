@@ -129,12 +129,11 @@ def frames(count: int = SETTLE_FRAMES) -> None:
 def render(out: Path, size: tuple[int, int], games: Iterable[str] | None = None,
            screens: Iterable[str] | None = None) -> list[Path]:
     """Every screen of every game, in this process's window (already at ``size``)."""
-    from kivy.core.window import Window
-
     from companion.ui.app import configure_window
 
-    configure_window()
+    configure_window()  # before Kivy makes its window: it reads the size only then
     from kivy.base import EventLoop
+    from kivy.core.window import Window
 
     EventLoop.ensure_window()
     out.mkdir(parents=True, exist_ok=True)

@@ -219,7 +219,8 @@ class DeckScreen(SessionScreen):
 
         def work() -> None:
             try:
-                report = check_cards(game, scanned, library)
+                with self._lock:  # one check at a time: krcg loads its cards on the first one
+                    report = check_cards(game, scanned, library)
             except Exception as exc:  # a checker failure is said; the scanned cards stay
                 report = DeckReport(game, problems=[f"{type(exc).__name__}: {exc}"])
             Clock.schedule_once(lambda _dt: self._checked(generation, report))
