@@ -296,6 +296,7 @@ class SeatPanel(BoxLayout):
     flipped = BooleanProperty(False)  # on the far side (drawn turned by its row)
     counter_cols = NumericProperty(1)
     header_wrap = ObjectProperty(None, allownone=True)  # a width for a long name, None: one line
+    stacked = BooleanProperty(False)  # the seat's buttons under its counters (a narrow panel)
 
 
 class TableButton(GlyphButton):
@@ -449,7 +450,10 @@ class TableScreen(Screen):
             panel_w = width / row.cols
             for panel in row.children:
                 buttons = panel.ids.seat_buttons.width
-                fits = int((panel_w - theme.gap - buttons) // counter_w)
+                # The seat's own buttons go beside the counters when a counter still fits next
+                # to them, under the counters otherwise.
+                panel.stacked = panel_w - theme.gap - buttons < counter_w
+                fits = int((panel_w - theme.gap - (0 if panel.stacked else buttons)) // counter_w)
                 panel.counter_cols = max(1, min(len(panel.ids.counters.children), fits))
                 # Glyph widths vary: about 0.62 em a letter for bold Atkinson Hyperlegible.
                 long = len(panel.header) * theme.heading * 0.62 > panel_w * 0.6
