@@ -261,6 +261,8 @@ def test_whole_app_shows_speaks_repeats_and_quits(window, tmp_path):
     assert report["returncode"] == 0, report["stderr"][-2000:]
     assert report["steps"] == ["shown", "repeated"], report
     assert report["run_app_returned"] == 0
+    # Escape went back one screen (the app stayed), Ctrl-Q quit.
+    assert report["after_escape"] == "home"  # the screen shown before the card
     assert report["window"] == [800, 480]
     assert report["window_title"] == "Compagnon de table"
     assert report["title"] == "Govern the Unaligned" and report["mode"] == "card"

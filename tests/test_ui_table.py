@@ -598,3 +598,16 @@ if __name__ == "__main__":
     configure_window()
     result = render_sizes(Path(sys.argv[1]))
     (Path(sys.argv[1]) / "report.json").write_text(json.dumps(result, indent=1))
+
+
+# --- Escape goes back, it never closes the table ------------------------------------------------
+def test_escape_goes_back_through_the_screens_shown(stage):
+    start(stage, "vtes", ["Ann", "Bob"], seed=1)
+    root = stage.root
+    assert root.current == "table"
+    root.show("log")
+    root.show("rules")
+    assert root.back() and root.current == "log"
+    assert root.back() and root.current == "table"  # Home started the Table by itself: still recorded
+    assert root.back() and root.current == "home"
+    assert not root.back() and root.current == "home"

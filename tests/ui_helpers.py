@@ -144,7 +144,9 @@ def _drive(out_dir: Path, reader: str) -> int:
                 report["spoken"] = [" ".join(u.text for u in message) for message in history]
                 report["sent"] = list(app.voice.sent)
                 step("repeated")
-                Window.dispatch("on_keyboard", 27, 0, None, [])
+                Window.dispatch("on_keyboard", 27, 0, None, [])  # Escape: back, never quit
+                report["after_escape"] = app.root.current
+                Window.dispatch("on_keyboard", ord("q"), 0, "q", ["ctrl"])
                 state["phase"] = "quitting"
 
     Clock.schedule_interval(probe, 0.05)

@@ -95,7 +95,10 @@ class Root(BoxLayout):
         self.manager = ScreenManager(transition=NoTransition())
         self.nav = NavBar()
         self.nav.bind(picked=lambda _bar, name: self.show(name))
-        self.manager.bind(current=lambda _m, name: setattr(self.nav, "current", name))
+        self.manager.bind(current=self._on_current)
+        self._history: list[str] = []  # screens left, most recent last, for Escape (back)
+        self._going_back = False
+        self._last = ""
         self._arrange("landscape")
 
     # ScreenManager's reading API, so that callers need not know about the bar.
@@ -116,6 +119,27 @@ class Root(BoxLayout):
     def show(self, name: str) -> None:
         if self.manager.has_screen(name) and self.manager.current != name:
             self.manager.current = name
+
+    def _on_current(self, _manager: ScreenManager, name: str) -> None:
+        # Screens also switch by themselves (Home starts the Table): remember every switch here.
+        self.nav.current = name
+        if self._last and self._last != name and not self._going_back:
+            self._history = [n for n in self._history if n != self._last][-15:]
+            self._history.append(self._last)
+        self._last = name
+
+    def back(self) -> bool:
+        """Return to the screen shown before this one; False when there is none."""
+        while self._history:
+            name = self._history.pop()
+            if name != self.manager.current and self.manager.has_screen(name):
+                self._going_back = True
+                try:
+                    self.show(name)
+                finally:
+                    self._going_back = False
+                return True
+        return False
 
     def add_screen(self, spec: ScreenSpec, screen: Screen) -> None:
         self.manager.add_widget(screen)
@@ -291,6 +315,8 @@ class CompanionApp(App):
         Clock.schedule_once(partial(self._cards_loaded, errors))
 
     def _cards_loaded(self, errors: dict[str, str], *_args) -> None:
+        if self.root is None:  # the app was stopped while the cards were loading
+            return
         self.card_screen.show_waiting(loading=False)
         # The full messages (file, line, reason) go to the log; the card screen keeps its room.
         for game, detail in errors.items():
@@ -363,8 +389,14 @@ class CompanionApp(App):
             self.card_screen.notice = " · ".join(x for x in (text, self._load_errors) if x)
 
     def _on_keyboard(self, _window, key: int, _scancode: int, _codepoint: str, modifiers: list[str]) -> bool:
-        if key == KEY_ESCAPE or (key == ord("q") and "ctrl" in modifiers):
+        if key == ord("q") and "ctrl" in modifiers:
             self.stop()
+            return True
+        if key == KEY_ESCAPE:
+            # A stray Escape must not close the table in the middle of a game: it goes back one
+            # screen; Ctrl-Q quits.
+            if self.root is None or not self.root.back():
+                self.voice.say(t("ui.quit_hint"), priority="hint")
             return True
         if key == ord("r") and not {"ctrl", "alt", "meta"} & set(modifiers):
             self.voice.repeat()

@@ -350,7 +350,9 @@ def _live_resolvers() -> list:
 def show_card(manager: object, scan: Scan) -> None:
     """Show (and, through the app, speak) a card as if it had just been laid."""
     app = App.get_running_app()
-    show: Callable[[Scan], None] | None = getattr(app, "show_scan", None) if app is not None else None
+    # Only an app that is really showing a window (a stopped one keeps being "the running app").
+    live = app is not None and getattr(app, "root", None) is not None
+    show: Callable[[Scan], None] | None = getattr(app, "show_scan", None) if live else None
     if callable(show):
         show(scan)
         return

@@ -40,6 +40,13 @@ class SettingHeading(Label):
     panel = ObjectProperty(None, allownone=True)
 
 
+def _live_app() -> Any:
+    """The app that is showing a window; a stopped app stays Kivy's "running app" until another
+    starts, and its config must not swallow the changes."""
+    app = App.get_running_app()
+    return app if app is not None and getattr(app, "root", None) is not None else None
+
+
 def set_defaults(config: Any) -> None:
     """The settings a fresh companion.ini starts with (App.build_config)."""
     for section, values in DEFAULTS.items():
@@ -137,7 +144,7 @@ class SettingsScreen(Screen):
 
     def on_pre_enter(self, *_args) -> None:
         if self.config is None:
-            app = App.get_running_app()
+            app = _live_app()
             self.config = getattr(app, "config", None)
         self.build()
 
@@ -159,7 +166,7 @@ class SettingsScreen(Screen):
         self._restyle()
 
     def _changed(self, _panel: Any, config: Any, section: str, key: str, value: str) -> None:
-        app = App.get_running_app()
+        app = _live_app()
         on_change = getattr(app, "on_config_change", None) if app is not None else None
         if callable(on_change) and getattr(app, "config", None) is config:
             return  # the app hears Kivy's settings itself and applies them
