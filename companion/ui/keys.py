@@ -532,6 +532,16 @@ class Keys:
     def a_screen_prev(self, b: Binding) -> None:
         self.a_screen_next(b, -1)
 
+    def a_back(self, _b: Binding) -> None:
+        back = getattr(self.host, "back", None)
+        if not (callable(back) and back()):
+            self.say_prompt("no_back")
+
+    def a_quit(self, _b: Binding) -> None:
+        quit_app = getattr(self.host, "quit", None)
+        if callable(quit_app):
+            quit_app()
+
     def go(self, screen: str) -> None:
         if screen not in self.host.screen_names() or not self.host.go(screen):
             self.say_prompt("no_screen")
@@ -677,6 +687,16 @@ class SessionHost:
             return False
         self.root.show(screen)
         return True
+
+    def back(self) -> bool:
+        return self.root is not None and self.root.back()
+
+    def quit(self) -> None:
+        from kivy.app import App
+
+        app = App.get_running_app()
+        if app is not None and self.root is not None:
+            app.stop()
 
     def screen_names(self) -> list[str]:
         if self.root is None:
@@ -1097,8 +1117,6 @@ class A11y:
     def _on_key_down(self, _window: Any, keycode: int, _scancode: int, codepoint: str | None,
                      modifiers: list[str]) -> bool:
         key = key_name(keycode, codepoint, modifiers)
-        if key == "escape" and not (self.keys.pending or self.keys.entry is not None or self.keys.awaiting):
-            return False  # the app's own: quit
         try:
             return self.keys.press(key, typing=self.typing())
         except Exception:  # a key must never take the window down
