@@ -212,6 +212,7 @@ class CompanionApp(App):
 
     # --- Kivy life cycle -------------------------------------------------------------
     def build(self) -> Root:
+        self._apply_language()  # before the screens are made: they read their words once
         self.title = t("app.title")
         root = build_root(self.session, start="home")
         self.apply_config()
@@ -250,6 +251,22 @@ class CompanionApp(App):
             scale = 1.0  # a hand-edited file with a typo must not stop the app
         theme.text_scale = max(TEXT_SCALE_MIN, min(TEXT_SCALE_MAX, scale))
         theme.use_palette(self.config.get("display", "palette"))
+        try:
+            rate = int(float(self.config.get("voice", "rate")))
+        except (ValueError, TypeError):
+            rate = None
+        self.voice.configure(backend=self.config.get("voice", "backend"), rate=rate,
+                             voice_name=self.config.get("voice", "voice"),
+                             verbosity=self.config.get("voice", "verbosity"))
+
+    def _apply_language(self) -> None:
+        """The settings' language, unless the command line (--lang, COMPANION_LANG) chose one."""
+        if self.config is None or os.environ.get("COMPANION_LANG"):
+            return
+        value = self.config.get("display", "language")
+        if value in i18n.LANGUAGES:
+            i18n.set_language(value)
+            self.voice.lang = value
 
     def on_start(self) -> None:
         from kivy.core.window import Window

@@ -29,7 +29,12 @@ class _Said:
 
 class Voice:
     def __init__(self, lang: str = "fr", enabled: bool = True) -> None:
-        self.lang = lang
+        self._lang = lang
+        self._verbosity = "normal"
+        # How the speaker is made on first use (the settings panel's voice section).
+        self.backend = "auto"
+        self.rate: int | None = None
+        self.voice_name = ""
         self.enabled = enabled
         self.last_scan: Scan | None = None
         self.sent: deque[str] = deque(maxlen=50)  # refs handed to speech, newest last (log, tests)
@@ -38,6 +43,49 @@ class Voice:
         self._speak_scan: Callable[[Scan], object] | None = None
         self._broken = False
         self._handing = False  # a scan taken from the queue, not yet given to the speaker
+
+    @property
+    def lang(self) -> str:
+        return self._lang
+
+    @lang.setter
+    def lang(self, value: str) -> None:
+        self._lang = value
+        self._rebuild()
+
+    @property
+    def verbosity(self) -> str:
+        return self._verbosity
+
+    @verbosity.setter
+    def verbosity(self, value: str) -> None:
+        self._verbosity = value
+        self._rebuild()
+
+    def configure(self, backend: str | None = None, rate: int | None = None, voice_name: str | None = None,
+                  verbosity: str | None = None) -> None:
+        """Settings from the config file, applied before the first word (rate also later)."""
+        if backend:
+            self.backend = backend
+        if voice_name is not None:
+            self.voice_name = voice_name
+        if rate is not None:
+            self.rate = rate
+            speaker = self.speaker()
+            if speaker is not None:
+                speaker.rate = rate
+        if verbosity:
+            self.verbosity = verbosity
+
+    def _rebuild(self) -> None:
+        # A card is spoken by a callback bound to a language and a verbosity: make a new one on
+        # the same speaker, so that what is being said goes on and the next card follows the setting.
+        speaker = self.speaker()
+        if speaker is None:
+            return
+        from companion.speech import speak_scan_callback
+
+        self._speak_scan = speak_scan_callback(self._lang, speaker=speaker, verbosity=self._verbosity)
 
     def scan(self, scan: Scan) -> None:
         """A card was laid: speak it (a newer scan replaces one not yet spoken)."""
@@ -109,7 +157,13 @@ class Voice:
                 from companion.speech import make_speaker, speak_scan_callback
 
                 # One speaker for cards and table sentences, made before the first card.
-                self._speak_scan = speak_scan_callback(self.lang, speaker=make_speaker("auto", lang=self.lang))
+                settings: dict = {"lang": self._lang}
+                if self.rate:
+                    settings["rate"] = self.rate
+                if self.voice_name:
+                    settings["voice"] = self.voice_name
+                speaker = make_speaker(self.backend or "auto", **settings)
+                self._speak_scan = speak_scan_callback(self._lang, speaker=speaker, verbosity=self._verbosity)
             except Exception:
                 log.exception("speech unavailable; the app goes on without a voice")
                 self._broken = True

@@ -106,12 +106,12 @@ def apply_setting(section: str, key: str, value: str, voice: Any = None) -> bool
             if voice is not None and hasattr(voice, "lang"):
                 voice.lang = value
     elif section == "voice" and key == "rate":
-        speaker = voice.speaker() if voice is not None and hasattr(voice, "speaker") else None
         try:
-            if speaker is not None:
-                speaker.rate = int(float(value))
+            rate = int(float(value))
         except (TypeError, ValueError):
             return False
+        if voice is not None and hasattr(voice, "configure"):
+            voice.configure(rate=rate)  # kept for a speaker not made yet, applied to one that is
     elif section == "voice" and key == "verbosity":
         if voice is not None and value in VERBOSITIES:
             voice.verbosity = value

@@ -1,0 +1,44 @@
+"""The voice settings reach what is said: verbosity and language change how the next card is
+spoken, the rate reaches the speaker, whether it was made before or after the setting."""
+
+from companion.cards.library import CardLibrary
+from companion.readers.events import TagEvent
+from companion.tags.resolve import Resolver
+from companion.ui.screens.settings import apply_setting
+from companion.ui.voice import Voice
+
+
+def _scan(ref: str = "vtes:100845"):
+    from companion.tags.records import encode_ref
+
+    return Resolver(CardLibrary(), {}).resolve(TagEvent("laid", "sim", uid="04AA", ndef=encode_ref(ref)))
+
+
+def _said(voice: Voice) -> str:
+    assert voice.wait_idle(10)
+    return " ".join(u.text for u in voice.speaker().history[-1])
+
+
+def test_verbosity_and_language_apply_to_the_next_card() -> None:
+    voice = Voice(lang="fr")
+    try:
+        assert apply_setting("voice", "rate", "220", voice)  # before any speaker exists
+        voice.scan(_scan())
+        normal = _said(voice)
+        assert "Govern the Unaligned" in normal and "stealth" in normal
+        assert voice.speaker().rate == 220
+        apply_setting("voice", "verbosity", "short", voice)
+        voice.scan(_scan())
+        short = _said(voice)
+        assert "Govern the Unaligned" in short and "stealth" not in short and len(short) < len(normal)
+        apply_setting("display", "language", "en", voice)
+        voice.scan(_scan())
+        english = _said(voice)
+        assert english != short and "Govern the Unaligned" in english
+        apply_setting("voice", "rate", "140", voice)  # after: the running speaker follows
+        assert voice.speaker().rate == 140
+    finally:
+        from companion import i18n
+
+        i18n.set_language("fr")
+        voice.close()
