@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -43,6 +44,9 @@ AZERTY_DIGITS = {"&": "1", "Ã©": "2", '"': "3", "'": "4", "(": "5", "-": "6", "Ã
 KEYPAD_DIGITS = {f"numpad{d}": d for d in DIGITS}
 ENTER_KEYS = ("enter", "numpadenter")
 CANCEL_KEYS = ("escape", "numpaddecimal")
+
+
+HEX_KEYS = frozenset("0123456789abcdef")  # what a keyboard-wedge reader types (key names are lower case)
 
 
 def key_name(keycode: int, codepoint: str | None = None, modifiers: Iterable[str] = ()) -> str:
@@ -1064,6 +1068,12 @@ class A11y:
         self.manager.bind(current=self._on_screen)
         self._scanned = False  # a card was just laid: it is said, not the screen that shows it
         self.announcer.watch(session.game)
+        from companion.readers.wedge import WedgeRecogniser
+
+        self.app = app
+        self.wedge = WedgeRecogniser()
+        self._held: list[str] = []  # key names held by the wedge recogniser, in order
+        self._flush_event: Any = None
 
     def attach(self, window: Any) -> None:
         window.bind(on_key_down=self._on_key_down)
@@ -1117,11 +1127,56 @@ class A11y:
     def _on_key_down(self, _window: Any, keycode: int, _scancode: int, codepoint: str | None,
                      modifiers: list[str]) -> bool:
         key = key_name(keycode, codepoint, modifiers)
+        typing = self.typing()
+        if not typing and (key == "enter" or (len(key) == 1 and key in HEX_KEYS)):
+            # Maybe a keyboard-wedge reader typing a UID: held until the recogniser knows.
+            self._held.append(key)
+            self._wedge_out(self.wedge.feed(key, time.monotonic()))
+            if self._held and self._flush_event is None:
+                from kivy.clock import Clock
+
+                self._flush_event = Clock.schedule_interval(self._wedge_flush, 0.02)
+            return True
+        self._wedge_out(self.wedge.flush(float("inf")))  # a key of another kind: give back what is held
+        return self._press(key, typing)
+
+    def _press(self, key: str, typing: bool = False) -> bool:
         try:
-            return self.keys.press(key, typing=self.typing())
+            return self.keys.press(key, typing=typing)
         except Exception:  # a key must never take the window down
             log.exception("key %s failed", key)
             return True
+
+    def _wedge_flush(self, _dt: float) -> bool:
+        self._wedge_out(self.wedge.flush(time.monotonic()))
+        if not self._held:
+            self._flush_event = None
+            return False  # stop the timer until the next held key
+        return True
+
+    def _wedge_out(self, outputs: list) -> None:
+        from companion.readers.wedge import Scanned
+
+        for out in outputs:
+            if isinstance(out, Scanned):
+                del self._held[:len(out.typed) + 1]  # the UID's keys and its Enter
+                self._wedge_scan(out.uid)
+            else:
+                key = self._held.pop(0) if self._held else out.key
+                self._press(key)
+
+    def _wedge_scan(self, uid: str) -> None:
+        """A card read by a keyboard-wedge reader: a tag with a UID and no NDEF, resolved like
+        any other (the collection's UID map), off the main thread as reader events are."""
+        import threading
+
+        from companion.readers.events import TagEvent
+
+        on_tag = getattr(self.app, "_on_tag_event", None)
+        if not callable(on_tag):
+            return
+        event = TagEvent(kind="laid", reader="wedge", uid=uid)
+        threading.Thread(target=on_tag, args=(event,), name="wedge scan", daemon=True).start()
 
 
 def install(root: Any, session: Any, voice: Any, window: Any = None, lang: str | None = None,
