@@ -21,7 +21,7 @@ from typing import Any, TextIO
 
 from companion.cards.library import CardLibrary
 from companion.i18n import language, t
-from companion.readers.base import Reader, open_reader
+from companion.readers.base import Reader, open_readers
 from companion.readers.events import TagEvent
 from companion.readers.simulator import SimulatedReader
 from companion.tags.collection import load_uid_map
@@ -69,10 +69,12 @@ class TableSession:
 
 
 class Console:
-    def __init__(self, reader: Reader, library: CardLibrary, out: TextIO = sys.stdout,
+    def __init__(self, reader: Reader | list[Reader], library: CardLibrary, out: TextIO = sys.stdout,
                  as_json: bool = False, on_scan: Callable[[Scan], None] | None = None,
                  table: TableSession | None = None, on_text: Callable[[str], None] | None = None) -> None:
-        self.reader = reader
+        self.readers = reader if isinstance(reader, list) else [reader]
+        # Typed card names are laid on the first simulated reader, if there is one.
+        self.sim = next((r for r in self.readers if isinstance(r, SimulatedReader)), None)
         self.library = library
         self.resolver = Resolver(library, load_uid_map())
         self.out = out
@@ -164,7 +166,7 @@ class Console:
 
     def lay_typed(self, line: str) -> bool:
         """Lay the card a user typed (reference or name) on a simulated reader."""
-        if not isinstance(self.reader, SimulatedReader):
+        if self.sim is None:
             return False
         text = line.strip()
         card = self.library.get(text)
@@ -175,11 +177,12 @@ class Console:
                     break
         if card is None and ":" not in text:
             return False
-        self.reader.lay(card.ref if card else text)
+        self.sim.lay(card.ref if card else text)
         return True
 
     def run(self, count: int | None = None, stdin: TextIO | None = None, stop_at_eof: bool = False) -> int:
-        self.reader.start(self.events.put)
+        for reader in self.readers:
+            reader.start(self.events.put)
         if stdin is not None:
             threading.Thread(target=self._read_stdin, args=(stdin,), daemon=True).start()
         scans = 0
@@ -204,7 +207,8 @@ class Console:
         except KeyboardInterrupt:
             self._status(t("console.bye"))
         finally:
-            self.reader.stop()
+            for reader in self.readers:
+                reader.stop()
         if self.table is not None and not self.as_json:
             for line in self.table.game.status(language()):
                 self._print(line)
@@ -216,13 +220,16 @@ class Console:
         self.events.put(_EOF)
 
 
-def main(reader_path: str, as_json: bool = False, count: int | None = None, speak: bool = False,
+def main(reader_path: str | list[str], as_json: bool = False, count: int | None = None, speak: bool = False,
          lang: str = "fr", game: str | None = None, players: str | None = None, seed: int | None = None,
          journal: str | None = None, resume: int | None = None) -> int:
     try:
-        reader = open_reader(reader_path)
-    except ValueError:
-        print(t("error.bad_reader", path=reader_path), file=sys.stderr)
+        readers = open_readers(reader_path)
+    except ValueError as exc:
+        print(t("error.bad_reader", path=str(exc)), file=sys.stderr)
+        return 2
+    if not readers:
+        print(t("error.bad_reader", path=""), file=sys.stderr)
         return 2
     library = CardLibrary()
     library.games  # noqa: B018 - load the index before the first card, so the first scan is fast
@@ -250,13 +257,13 @@ def main(reader_path: str, as_json: bool = False, count: int | None = None, spea
         def on_text(text: str) -> None:
             speaker.say(text, lang=lang, priority=Priority.CHANGE)
 
-    console = Console(reader, library, as_json=as_json, on_scan=on_scan, table=table, on_text=on_text)
+    console = Console(readers, library, as_json=as_json, on_scan=on_scan, table=table, on_text=on_text)
     console.speaker = speaker
     if table is not None and table.game.opening is not None:
         console._say_result(table.game.opening.lines(lang))  # who was drawn to start
     interactive = bool(sys.stdin and sys.stdin.isatty())
     # Typed lines matter with a simulated reader (cards) or a game (commands); a piped script ends the run.
-    wants_stdin = isinstance(reader, SimulatedReader) or table is not None
+    wants_stdin = console.sim is not None or table is not None
     stdin = sys.stdin if wants_stdin and sys.stdin and (interactive or table is not None) else None
     if stdin is not None and interactive:
         print(t("console.help.table" if table else "console.help"), file=sys.stderr)

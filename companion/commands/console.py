@@ -4,7 +4,9 @@ import argparse
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--reader", default="sim", help="reader path: sim, usb, tty:S0:pn532, udp:HOST:PORT")
+    p.add_argument("--reader", action="append", metavar="PATH[@SEAT]",
+                   help="reader path: sim, usb, tty:S0:pn532, udp:HOST:PORT, pn532:DEV, hub:DEV, wedge:DEV; "
+                        "repeat it for several readers, @SEAT binds one to a seat (default: sim)")
     p.add_argument("--json", action="store_true", help="one JSON object per line")
     p.add_argument("--count", type=int, default=None, help="exit after N scans")
     p.add_argument("--speak", action="store_true", help="also speak each card")
@@ -18,6 +20,6 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from companion import console, i18n
 
-    return console.main(args.reader, as_json=args.json, count=args.count, speak=args.speak,
+    return console.main(args.reader or ["sim"], as_json=args.json, count=args.count, speak=args.speak,
                         lang=i18n.language(), game=args.game, players=args.players, seed=args.seed,
                         journal=args.journal, resume=args.resume)

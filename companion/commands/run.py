@@ -10,7 +10,9 @@ DEMO_CARDS = "vtes:100845,vtes:200107,vtes:100518,vtes:100199,vtes:101144"
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--reader", default=None, help="reader path (default: the simulator)")
+    p.add_argument("--reader", action="append", metavar="PATH[@SEAT]",
+                   help="reader path (default: the simulator); repeat it for several readers, "
+                        "@SEAT binds one to a seat, e.g. --reader usb:054c:06c3@1 --reader tty:S0:pn532@2")
     p.add_argument("--demo", action="store_true", help="simulated reader laying demo cards")
     p.add_argument("--console", action="store_true", help="force the console companion")
 
@@ -28,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from companion import i18n
     from companion.i18n import t
 
-    reader = args.reader or (f"sim:{DEMO_CARDS}" if args.demo else "sim")
+    reader = " ".join(args.reader) if args.reader else (f"sim:{DEMO_CARDS}" if args.demo else "sim")
     if args.console or not display_available():
         if not args.console:
             print(t("console.no_display"), file=sys.stderr)

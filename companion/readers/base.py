@@ -107,3 +107,22 @@ def open_reader(path: str, seat: int | None = None) -> Reader:
 
         return NfcpyReader(path, seat=seat)
     raise ValueError(path)
+
+
+def parse_reader_spec(spec: str) -> tuple[str, int | None]:
+    """``PATH[@SEAT]`` → (path, seat): ``udp:127.0.0.1:5000@2`` is that reader, bound to seat 2."""
+    path, sep, seat = spec.strip().rpartition("@")
+    if sep and seat.isdigit() and path:
+        return path, int(seat)
+    return spec.strip(), None
+
+
+def open_readers(specs: str | list[str] | tuple[str, ...]) -> list[Reader]:
+    """Several readers at once (one per seat, say): a list of ``PATH[@SEAT]``, or one string of
+    them separated by spaces. Raises ValueError naming the first path that is not a reader."""
+    items = specs.split() if isinstance(specs, str) else [s for spec in specs for s in spec.split()]
+    readers = []
+    for item in items:
+        path, seat = parse_reader_spec(item)
+        readers.append(open_reader(path, seat=seat))
+    return readers

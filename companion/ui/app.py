@@ -33,7 +33,7 @@ from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
 from companion import i18n, paths
 from companion.cards.library import CardLibrary
 from companion.i18n import t
-from companion.readers.base import Reader, open_reader
+from companion.readers.base import Reader, open_readers
 from companion.readers.events import TagEvent
 from companion.tags.collection import load_uid_map
 from companion.tags.resolve import Resolver, Scan
@@ -201,7 +201,7 @@ class CompanionApp(App):
         self.voice = voice if voice is not None else Voice(lang=i18n.language())
         self.session = session if session is not None else Session(self.library, self.voice)
         self.session.bind(on_result=self._speak_result)
-        self.reader: Reader | None = None
+        self.readers: list[Reader] = []  # one per seat when readers are bound to seats
         self.resolver: Resolver | None = None
         self.last_scan: Scan | None = None
         self.first_frame_after: float | None = None  # seconds from process start, when known
@@ -287,8 +287,8 @@ class CompanionApp(App):
         self.shutdown()
 
     def shutdown(self) -> None:
-        reader, self.reader = self.reader, None
-        if reader is not None:
+        readers, self.readers = self.readers, []
+        for reader in readers:
             reader.stop(timeout=1.0)
         self.voice.close()
         self.session.close()
@@ -310,12 +310,13 @@ class CompanionApp(App):
         if not self.reader_path:
             return
         try:
-            self.reader = open_reader(self.reader_path)
-        except ValueError:
-            self._notice(t("error.bad_reader", path=self.reader_path))
+            self.readers = open_readers(self.reader_path)
+        except ValueError as exc:
+            self._notice(t("error.bad_reader", path=str(exc) or self.reader_path))
             return
-        self.reader.start(self._on_tag_event)
-        self.session.readers.append(self.reader)
+        for reader in self.readers:
+            reader.start(self._on_tag_event)
+            self.session.readers.append(reader)
 
     def _load_cards(self) -> None:
         errors: dict[str, str] = {}
