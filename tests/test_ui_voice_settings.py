@@ -37,6 +37,9 @@ def test_verbosity_and_language_apply_to_the_next_card() -> None:
         assert english != short and "Govern the Unaligned" in english
         apply_setting("voice", "rate", "140", voice)  # after: the running speaker follows
         assert voice.speaker().rate == 140
+        assert apply_setting("voice", "pitch", "70", voice) and apply_setting("voice", "volume", "500", voice)
+        assert voice.speaker().settings.pitch == 70
+        assert voice.speaker().settings.volume == 200  # clamped to what the engines accept
     finally:
         from companion import i18n
 

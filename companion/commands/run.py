@@ -30,13 +30,14 @@ def run(args: argparse.Namespace) -> int:
     from companion import i18n
     from companion.i18n import t
 
-    reader = " ".join(args.reader) if args.reader else (f"sim:{DEMO_CARDS}" if args.demo else "sim")
+    # With no --reader the app takes the readers of its settings (the console: the simulator).
+    reader = " ".join(args.reader) if args.reader else (f"sim:{DEMO_CARDS}" if args.demo else None)
     if args.console or not display_available():
         if not args.console:
             print(t("console.no_display"), file=sys.stderr)
         from companion import console
 
-        return console.main(reader, speak=True, lang=i18n.language())
+        return console.main(reader or "sim", speak=True, lang=i18n.language())
     from companion.ui.app import run_app
 
     return run_app(reader=reader)

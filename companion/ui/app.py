@@ -251,13 +251,14 @@ class CompanionApp(App):
             scale = 1.0  # a hand-edited file with a typo must not stop the app
         theme.text_scale = max(TEXT_SCALE_MIN, min(TEXT_SCALE_MAX, scale))
         theme.use_palette(self.config.get("display", "palette"))
-        try:
-            rate = int(float(self.config.get("voice", "rate")))
-        except (ValueError, TypeError):
-            rate = None
-        self.voice.configure(backend=self.config.get("voice", "backend"), rate=rate,
-                             voice_name=self.config.get("voice", "voice"),
-                             verbosity=self.config.get("voice", "verbosity"))
+        numbers: dict[str, int] = {}
+        for key in ("rate", "pitch", "volume"):
+            try:
+                numbers[key] = int(float(self.config.get("voice", key)))
+            except (ValueError, TypeError):
+                pass  # a hand-edited typo keeps the voice's own default
+        self.voice.configure(backend=self.config.get("voice", "backend"), voice_name=self.config.get("voice", "voice"),
+                             verbosity=self.config.get("voice", "verbosity"), **numbers)
 
     def _apply_language(self) -> None:
         """The settings' language, unless the command line (--lang, COMPANION_LANG) chose one."""
@@ -307,6 +308,9 @@ class CompanionApp(App):
             return
         self._started = True
         threading.Thread(target=self._load_cards, name="card library", daemon=True).start()
+        if not self.reader_path and self.config is not None:
+            # No --reader: the readers of the settings (each PATH[@SEAT]), else the simulator.
+            self.reader_path = self.config.get("readers", "paths").strip() or "sim"
         if not self.reader_path:
             return
         try:
@@ -453,7 +457,8 @@ def configure_window() -> None:
     Config.set("input", "mouse", "mouse,multitouch_on_demand")  # no red dots on right click
 
 
-def run_app(reader: str) -> int:
+def run_app(reader: str | None) -> int:
+    """The window; ``reader`` is one or more ``PATH[@SEAT]`` (None: the settings' readers)."""
     configure_window()
     from kivy.core.window import Window
 
@@ -461,7 +466,7 @@ def run_app(reader: str) -> int:
         print(t("ui.no_window"), file=sys.stderr)
         from companion import console
 
-        return console.main(reader, speak=True, lang=i18n.language())
+        return console.main(reader or "sim", speak=True, lang=i18n.language())
     app = CompanionApp(reader_path=reader)
     try:
         app.run()

@@ -34,6 +34,8 @@ class Voice:
         # How the speaker is made on first use (the settings panel's voice section).
         self.backend = "auto"
         self.rate: int | None = None
+        self.pitch: int | None = None
+        self.volume: int | None = None
         self.voice_name = ""
         self.enabled = enabled
         self.last_scan: Scan | None = None
@@ -63,17 +65,22 @@ class Voice:
         self._rebuild()
 
     def configure(self, backend: str | None = None, rate: int | None = None, voice_name: str | None = None,
-                  verbosity: str | None = None) -> None:
-        """Settings from the config file, applied before the first word (rate also later)."""
+                  verbosity: str | None = None, pitch: int | None = None, volume: int | None = None) -> None:
+        """Settings from the config file, kept for the speaker made on first use and applied at
+        once to one already speaking (rate, pitch, volume)."""
         if backend:
             self.backend = backend
         if voice_name is not None:
             self.voice_name = voice_name
-        if rate is not None:
-            self.rate = rate
-            speaker = self.speaker()
-            if speaker is not None:
-                speaker.rate = rate
+        speaker = self.speaker()
+        for name, value in (("rate", rate), ("pitch", pitch), ("volume", volume)):
+            if value is None:
+                continue
+            setattr(self, name, value)
+            settings = getattr(speaker, "settings", None)
+            if settings is not None:
+                setattr(settings, name, value)
+                settings.clamp()
         if verbosity:
             self.verbosity = verbosity
 
@@ -158,8 +165,9 @@ class Voice:
 
                 # One speaker for cards and table sentences, made before the first card.
                 settings: dict = {"lang": self._lang}
-                if self.rate:
-                    settings["rate"] = self.rate
+                for name in ("rate", "pitch", "volume"):
+                    if getattr(self, name) is not None:
+                        settings[name] = getattr(self, name)
                 if self.voice_name:
                     settings["voice"] = self.voice_name
                 speaker = make_speaker(self.backend or "auto", **settings)

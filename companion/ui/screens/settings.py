@@ -24,11 +24,12 @@ from companion.ui.theme import PALETTES, TEXT_SCALE_MAX, TEXT_SCALE_MIN, theme
 log = logging.getLogger(__name__)
 
 TEXT_SCALES = ("1.0", "1.25", "1.5", "1.75", "2.0")
-BACKENDS = ("auto", "espeak", "say", "sapi", "silent")
+BACKENDS = ("auto", "espeak", "say", "windows", "silent")  # companion.speech's, and auto
 VERBOSITIES = ("short", "normal", "full")
 DEFAULTS: dict[str, dict[str, str]] = {
     "display": {"text_scale": "1.0", "palette": "contrast-dark", "language": i18n.language()},
-    "voice": {"backend": "auto", "voice": "", "rate": "165", "verbosity": "normal"},
+    "voice": {"backend": "auto", "voice": "", "rate": "165", "pitch": "50", "volume": "100",
+              "verbosity": "normal"},
     "readers": {"paths": ""},
 }
 
@@ -68,6 +69,10 @@ def panel_json() -> str:
          "section": "voice", "key": "verbosity", "options": list(VERBOSITIES)},
         {"type": "numeric", "title": t("settings.rate"), "desc": t("settings.rate.desc"),
          "section": "voice", "key": "rate"},
+        {"type": "numeric", "title": t("settings.pitch"), "desc": t("settings.pitch.desc"),
+         "section": "voice", "key": "pitch"},
+        {"type": "numeric", "title": t("settings.volume"), "desc": t("settings.volume.desc"),
+         "section": "voice", "key": "volume"},
         {"type": "options", "title": t("settings.backend"), "desc": t("settings.backend.desc"),
          "section": "voice", "key": "backend", "options": list(BACKENDS)},
         {"type": "string", "title": t("settings.voice_name"), "desc": t("settings.voice_name.desc"),
@@ -112,6 +117,13 @@ def apply_setting(section: str, key: str, value: str, voice: Any = None) -> bool
             return False
         if voice is not None and hasattr(voice, "configure"):
             voice.configure(rate=rate)  # kept for a speaker not made yet, applied to one that is
+    elif section == "voice" and key in ("pitch", "volume"):
+        try:
+            amount = int(float(value))
+        except (TypeError, ValueError):
+            return False
+        if voice is not None and hasattr(voice, "configure"):
+            voice.configure(**{key: amount})
     elif section == "voice" and key == "verbosity":
         if voice is not None and value in VERBOSITIES:
             voice.verbosity = value
