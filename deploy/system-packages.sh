@@ -6,7 +6,8 @@
 set -eu
 # runtime: what the companion itself uses; testing: what `make test` adds (sox measures the speech,
 # xvfb gives the window tests a display, shellcheck checks deploy/*.sh). The kiosk takes runtime only.
-runtime="espeak-ng libgl1 libegl1 libusb-1.0-0 libmtdev1"
+# xclip: Kivy looks for it (or xsel) for text fields on Linux and logs a critical error without it.
+runtime="espeak-ng libgl1 libegl1 libusb-1.0-0 libmtdev1 xclip"
 testing="sox xvfb shellcheck"
 pkgs="$runtime $testing"
 [ "${1:-}" = "--list" ] && { echo "$pkgs"; exit 0; }
