@@ -173,7 +173,7 @@ def test_environment_file_selects_the_kiosk_display_and_a_reader(monkeypatch: py
     from companion.commands.run import display_available
 
     args = build_parser(only="run").parse_args(["run", "--reader", env["COMPANION_READER"]])
-    assert args.reader == "usb"
+    assert args.reader == ["usb"]
     for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
         monkeypatch.delenv(name, raising=False)
     assert not display_available()

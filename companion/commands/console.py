@@ -4,7 +4,7 @@ import argparse
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--reader", action="append", metavar="PATH[@SEAT]",
+    p.add_argument("--reader", action="extend", nargs="+", metavar="PATH[@SEAT]",
                    help="reader path: sim, usb, tty:S0:pn532, udp:HOST:PORT, pn532:DEV, hub:DEV, wedge:DEV; "
                         "repeat it for several readers, @SEAT binds one to a seat (default: sim)")
     p.add_argument("--json", action="store_true", help="one JSON object per line")

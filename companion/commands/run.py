@@ -10,7 +10,7 @@ DEMO_CARDS = "vtes:100845,vtes:200107,vtes:100518,vtes:100199,vtes:101144"
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--reader", action="append", metavar="PATH[@SEAT]",
+    p.add_argument("--reader", action="extend", nargs="+", metavar="PATH[@SEAT]",
                    help="reader path (default: the simulator); repeat it for several readers, "
                         "@SEAT binds one to a seat, e.g. --reader usb:054c:06c3@1 --reader tty:S0:pn532@2")
     p.add_argument("--demo", action="store_true", help="simulated reader laying demo cards")
