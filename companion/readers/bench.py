@@ -11,6 +11,7 @@ from __future__ import annotations
 import queue
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,20 +39,19 @@ def bench_scan(scans: int = 100) -> dict[str, Any]:
     return {"ok": bool(udp.get("ok") and pn532.get("ok")), "udp": udp, "pn532": pn532}
 
 
-def bench_scan_pn532(scans: int = 100, ref: str = "vtes:100845") -> dict[str, Any]:
-    """The same through nfcpy's unmodified pn532 driver and the fake chip on a pty: the clock
-    starts when the chip selects the card (InListPassiveTarget answered with a target)."""
+def _measure(reader: Any, lay: Callable[[int], None], lift: Callable[[], None], activations: list[float],
+             scans: int, ref: str, what: str) -> dict[str, Any]:
+    """Lay ``scans`` cards one after the other on an emulated reader; each sample runs from the
+    card's activation (``activations[-1]``, written by the emulator) to the Scan that names it."""
     from companion.bench import summarize
     from companion.cards.library import CardLibrary
     from companion.readers.events import TagEvent
-    from companion.readers.pn532_tty import Pn532TtyReader
     from companion.tags.resolve import Resolver
 
-    try:
-        pn532 = _emulator_module("pn532")
-    except ImportError:
-        return {"ok": False, "error": "the PN532 emulator (tests/emulators) is only in a source checkout"}
-    resolver = Resolver(CardLibrary(), {})
+    library = CardLibrary()
+    if library.get(ref) is None:
+        return {"ok": False, "error": f"no card {ref} in the library"}
+    resolver = Resolver(library, {})
     resolved: queue.Queue[tuple[float, Any]] = queue.Queue()
     lifted: queue.Queue[TagEvent] = queue.Queue()
 
@@ -63,100 +63,66 @@ def bench_scan_pn532(scans: int = 100, ref: str = "vtes:100845") -> dict[str, An
 
     samples: list[float] = []
     failures = 0
-    with pn532.FakePn532() as chip:
-        reader = Pn532TtyReader(f"pn532:{chip.path}")
-        reader.start(consumer)
-        message = pn532.text_message(ref)
-        try:
-            for i in range(scans):
-                uid = bytes((0x04, 0xBE, 0x4C, i >> 8 & 0xFF, i & 0xFF, 0x00, 0x02))
-                chip.lay(pn532.Ntag21x(uid, message))
-                try:
-                    at, scan = resolved.get(timeout=5)
-                except queue.Empty:
-                    failures += 1
-                    continue
-                if scan.card is None or scan.card.ref != ref or not chip.activations:
-                    failures += 1
-                else:
-                    samples.append((at - chip.activations[-1]) * 1000)
-                chip.lift()
-                try:
-                    lifted.get(timeout=3)
-                except queue.Empty:
-                    failures += 1
-        finally:
-            reader.stop()
-    if not samples:
-        return {"ok": False, "error": "no card was resolved", "failures": failures}
-    stats = summarize(samples)
-    return {
-        "ok": failures == 0 and stats["p95_ms"] < BUDGET_P95_MS,
-        "what": "NTAG213 through nfcpy's pn532 driver on a pty: card selected → card resolved",
-        "budget_p95_ms": BUDGET_P95_MS,
-        "failures": failures,
-        **stats,
-    }
-
-
-def bench_scan_udp(scans: int = 100, kind: str = "NTAG213", ref: str = "vtes:100845") -> dict[str, Any]:
-    from companion.bench import summarize
-    from companion.cards.library import CardLibrary
-    from companion.readers.events import TagEvent
-    from companion.readers.nfcpy_reader import NfcpyReader
-    from companion.tags.resolve import Resolver
-
-    try:
-        ntag21x = _emulator_module()
-    except ImportError:
-        return {"ok": False, "error": "the udp card emulator (tests/emulators) is only in a source checkout"}
-    library = CardLibrary()
-    if library.get(ref) is None:
-        return {"ok": False, "error": f"no card {ref} in the library"}
-    resolver = Resolver(library, {})
-    resolved: queue.Queue[tuple[float, Any]] = queue.Queue()
-    lifted: queue.Queue[TagEvent] = queue.Queue()
-
-    def consumer(event: TagEvent) -> None:
-        if event.kind in ("laid", "unreadable"):
-            scan = resolver.resolve(event)
-            resolved.put((time.monotonic(), scan))
-        elif event.kind == "lifted":
-            lifted.put(event)
-
-    emu = ntag21x.Ntag21x(kind=kind).start()
-    reader = NfcpyReader(emu.path)
     reader.start(consumer)
-    message = ntag21x.text_message(ref)
-    samples: list[float] = []
-    failures = 0
     try:
         for i in range(scans):
-            emu.lay(bytes((0x04, 0xBE, 0x4C, i >> 8 & 0xFF, i & 0xFF, 0x00, 0x01)), ndef_message_bytes=message)
+            lay(i)
             try:
                 at, scan = resolved.get(timeout=5)
             except queue.Empty:
                 failures += 1
                 continue
-            if scan.card is None or scan.card.ref != ref or not emu.activations:
+            if scan.card is None or scan.card.ref != ref or not activations:
                 failures += 1
             else:
-                samples.append((at - emu.activations[-1]) * 1000)
-            emu.lift()
+                samples.append((at - activations[-1]) * 1000)
+            lift()
             try:
                 lifted.get(timeout=3)
             except queue.Empty:
                 failures += 1
     finally:
         reader.stop()
-        emu.stop()
     if not samples:
         return {"ok": False, "error": "no card was resolved", "failures": failures}
     stats = summarize(samples)
-    return {
-        "ok": failures == 0 and stats["p95_ms"] < BUDGET_P95_MS,
-        "what": f"{kind} on nfcpy's udp driver: card activation → card resolved",
-        "budget_p95_ms": BUDGET_P95_MS,
-        "failures": failures,
-        **stats,
-    }
+    return {"ok": failures == 0 and stats["p95_ms"] < BUDGET_P95_MS, "what": what,
+            "budget_p95_ms": BUDGET_P95_MS, "failures": failures, **stats}
+
+
+def _uid(i: int, last: int) -> bytes:
+    return bytes((0x04, 0xBE, 0x4C, i >> 8 & 0xFF, i & 0xFF, 0x00, last))
+
+
+def bench_scan_pn532(scans: int = 100, ref: str = "vtes:100845") -> dict[str, Any]:
+    """Through nfcpy's unmodified pn532 driver and the fake chip on a pty: the clock starts when
+    the chip selects the card (InListPassiveTarget answered with a target)."""
+    from companion.readers.pn532_tty import Pn532TtyReader
+
+    try:
+        pn532 = _emulator_module("pn532")
+    except ImportError:
+        return {"ok": False, "error": "the PN532 emulator (tests/emulators) is only in a source checkout"}
+    message = pn532.text_message(ref)
+    with pn532.FakePn532() as chip:
+        return _measure(Pn532TtyReader(f"pn532:{chip.path}"), lambda i: chip.lay(pn532.Ntag21x(_uid(i, 2), message)),
+                        chip.lift, chip.activations, scans, ref,
+                        "NTAG213 through nfcpy's pn532 driver on a pty: card selected → card resolved")
+
+
+def bench_scan_udp(scans: int = 100, kind: str = "NTAG213", ref: str = "vtes:100845") -> dict[str, Any]:
+    """On nfcpy's udp radio and the NTAG21x emulator: the clock starts at the card's first select."""
+    from companion.readers.nfcpy_reader import NfcpyReader
+
+    try:
+        ntag21x = _emulator_module()
+    except ImportError:
+        return {"ok": False, "error": "the udp card emulator (tests/emulators) is only in a source checkout"}
+    message = ntag21x.text_message(ref)
+    emu = ntag21x.Ntag21x(kind=kind).start()
+    try:
+        return _measure(NfcpyReader(emu.path), lambda i: emu.lay(_uid(i, 1), ndef_message_bytes=message),
+                        emu.lift, emu.activations, scans, ref,
+                        f"{kind} on nfcpy's udp driver: card activation → card resolved")
+    finally:
+        emu.stop()

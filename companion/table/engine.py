@@ -89,7 +89,12 @@ def render(data: TableData | None, key: str, values: dict[str, Any], lang: str |
     """A note in one language. Values may name game data, resolved now: ``@p:ID`` a phase name,
     ``@r:ID`` its reminder, ``@c:ID`` a counter name, ``@t:KEY`` another message."""
     lang = lang or language()
-    out = {}
+    return t(key, lang, **resolve_values(data, values, lang))
+
+
+def resolve_values(data: TableData | None, values: dict[str, Any], lang: str) -> dict[str, Any]:
+    """The values of a note with their game references named in ``lang`` (see ``render``)."""
+    out: dict[str, Any] = {}
     for k, v in values.items():
         if isinstance(v, str) and v[:3] in ("@p:", "@r:", "@c:", "@t:"):
             kind, ref = v[1], v[3:]
@@ -103,7 +108,7 @@ def render(data: TableData | None, key: str, values: dict[str, Any], lang: str |
         elif isinstance(v, list) and all(isinstance(x, str) for x in v):
             v = t("table.and", lang).join(v) if len(v) > 1 else (v[0] if v else "")
         out[k] = v
-    return t(key, lang, **out)
+    return out
 
 
 class Ctx:

@@ -55,21 +55,9 @@ def ear(text: str, lang: str, game: str = "") -> str:
 
 def _resolve(table_data: Any, values: dict[str, Any], lang: str) -> dict[str, Any]:
     """The values of a note with their game references named (as the engine's ``render``)."""
-    out: dict[str, Any] = {}
-    for k, v in values.items():
-        if isinstance(v, str) and v[:3] in ("@p:", "@r:", "@c:", "@t:"):
-            kind, ref = v[1], v[3:]
-            if kind == "t":
-                v = t(ref, lang)
-            elif table_data is not None and kind in "pr":
-                phase = table_data.phases[table_data.phase_index(ref)]
-                v = phase.name(lang) if kind == "p" else phase.remind(lang)
-            elif table_data is not None and kind == "c":
-                v = table_data.counter(ref).name(lang)
-        elif isinstance(v, list) and all(isinstance(x, str) for x in v):
-            v = t("table.and", lang).join(v) if len(v) > 1 else (v[0] if v else "")
-        out[k] = v
-    return out
+    from companion.table.engine import resolve_values
+
+    return resolve_values(table_data, values, lang)
 
 
 def snapshot(state: dict[str, Any]) -> dict[str, Any]:
