@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
-import os
 import sys
 
 from companion import __version__
@@ -66,8 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.lang:
         from companion import i18n
 
-        i18n.set_language(args.lang)
-        os.environ["COMPANION_LANG"] = args.lang  # wins over the app's settings file
+        i18n.set_language(args.lang, chosen=True)  # wins over the app's settings file
 
     if not args.command:
         parser.print_help()

@@ -23,11 +23,21 @@ def _table() -> dict[str, dict[str, str]]:
     return yaml.safe_load(text) or {}
 
 
-def set_language(lang: str) -> None:
-    global _lang
+# Chosen by the person starting the program (--lang, COMPANION_LANG): wins over the app's settings.
+_chosen = _lang == os.environ.get("COMPANION_LANG")
+
+
+def set_language(lang: str, chosen: bool = False) -> None:
+    global _lang, _chosen
     if lang not in LANGUAGES:
         raise ValueError(f"unknown language {lang!r}; expected one of {LANGUAGES}")
     _lang = lang
+    _chosen = _chosen or chosen
+
+
+def language_chosen() -> bool:
+    """Whether the command line or the environment named the language (the settings then yield)."""
+    return _chosen
 
 
 def language() -> str:

@@ -262,7 +262,7 @@ class CompanionApp(App):
 
     def _apply_language(self) -> None:
         """The settings' language, unless the command line (--lang, COMPANION_LANG) chose one."""
-        if self.config is None or os.environ.get("COMPANION_LANG"):
+        if self.config is None or i18n.language_chosen():
             return
         value = self.config.get("display", "language")
         if value in i18n.LANGUAGES:
