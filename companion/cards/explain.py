@@ -29,6 +29,21 @@ def keyword_entries(card: Card, game: GameInfo | None) -> list[GlossaryEntry]:
     return list(seen.values())
 
 
+def keyword_names(card: Card, game: GameInfo | None, lang: str = "fr") -> list[str]:
+    """The card's keywords as words: VTES disciplines by name, superior ones marked
+    ("Domination supérieure" for ``DOM``), so that nobody has to know the abbreviations."""
+    from companion.i18n import t
+
+    names = []
+    for word in card.keywords:
+        entry = find_term(game, word)
+        name = entry.name(lang) if entry is not None else word
+        if card.game == "vtes" and entry is not None and entry.kind == "discipline" and word.isupper():
+            name = t("card.superior", lang=lang, name=name)
+        names.append(name)
+    return names
+
+
 def type_names(card: Card, game: GameInfo | None, lang: str = "fr") -> list[str]:
     """The card's types as words a player knows ("Artefact", not "artifact")."""
     names = []

@@ -15,7 +15,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.utils import escape_markup
 
 from companion import i18n
-from companion.cards.explain import cost_display, keyword_entries, type_names
+from companion.cards.explain import cost_display, keyword_entries, keyword_names, type_names
 from companion.cards.gamedata import GameInfo
 from companion.cards.model import Card
 from companion.i18n import t
@@ -67,7 +67,7 @@ def card_fields(card: Card, game: GameInfo | None = None, lang: str | None = Non
         rows.append((t("card.clan"), ", ".join(str(c) for c in clans)))
     if card.keywords:
         label = t("card.disciplines") if card.game == "vtes" else t("card.keywords")
-        rows.append((label, ", ".join(card.keywords)))
+        rows.append((label, ", ".join(keyword_names(card, game, lang))))
     return [(label, for_display(value)) for label, value in rows]
 
 
