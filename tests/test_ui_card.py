@@ -127,6 +127,7 @@ def test_card_screen_shows_the_scanned_card(stage, resolver, tmp_path):
     from companion.ui.theme import theme
 
     stage.size(800, 480)
+    stage.screen.games = resolver.library.game  # as the app's session gives it
     stage.screen.show_scan(laid(resolver, GOVERN))
     path, pixels = stage.shot(tmp_path, "card-800x480")
 
@@ -137,7 +138,7 @@ def test_card_screen_shows_the_scanned_card(stage, resolver, tmp_path):
     assert ids.title_label.font_name == "AtkinsonHyperlegible" == theme.font_name
     assert ("Type", "Action") in stage.screen.fields
     assert ("Coût", "1 sang") in stage.screen.fields  # VTES costs in the UI language
-    assert ("Disciplines", "dom") in stage.screen.fields
+    assert ("Disciplines", "Dominate") in stage.screen.fields  # by name, not "dom"
     assert "Bleed with +2 bleed" in ids.text_label.text
     assert "(D)" in ids.text_label.text and "Ⓓ" not in ids.text_label.text  # no glyph in the font
     assert "You do not reveal the target vampire" in ids.rulings_label.text
