@@ -105,12 +105,17 @@ class Rules:
     def first_phase(self, ctx: Ctx, seat: int) -> int:
         return 0
 
-    def start_turn(self, ctx: Ctx, seat: int) -> None:
+    def count_turn(self, ctx: Ctx, seat: int) -> None:
+        """The bookkeeping of every turn that starts: who plays, how many turns, since when."""
         s = ctx.s
         s["active"] = seat
         s["turn"] += 1
         s["seats"][seat]["turns"] += 1
         s["clock"]["turn"] = ctx.now
+
+    def start_turn(self, ctx: Ctx, seat: int) -> None:
+        s = ctx.s
+        self.count_turn(ctx, seat)
         s["phase"] = self.first_phase(ctx, seat)
         ctx.note("table.turn", name=ctx.name(seat), turn=s["seats"][seat]["turns"], round=s["round"])
         self.on_turn_start(ctx, seat)

@@ -37,10 +37,7 @@ class GameRules(Rules):
 
     def start_turn(self, ctx: Ctx, seat: int) -> None:
         s = ctx.s
-        s["active"] = seat
-        s["turn"] += 1
-        s["seats"][seat]["turns"] += 1
-        s["clock"]["turn"] = ctx.now
+        self.count_turn(ctx, seat)
         if s["phase"] is None:
             s["phase"] = 0
             ctx.note("table.res.round", round=s["round"], name=ctx.name(seat))

@@ -144,19 +144,15 @@ class HomeScreen(Screen):
         if self.session is None:
             return None
         names = [self._typed(i) for i in range(len(self.names))]
-        result = self.session.new_game(self.game, names, seed=self.seed, source="touch")
-        if result.ok:
-            self.message = ""
-            if self.manager is not None:
-                self.manager.current = "table"
-        else:
-            self.message = compose("\u2717", " ".join(result.lines()))
-        return result
+        return self._to_table(self.session.new_game(self.game, names, seed=self.seed, source="touch"))
 
     def resume(self, game_id: int) -> Result | None:
         if self.session is None:
             return None
-        result = self.session.resume(game_id, source="touch")
+        return self._to_table(self.session.resume(game_id, source="touch"))
+
+    def _to_table(self, result: Result) -> Result:
+        """A game opened goes to the Table; a refusal stays here, said on the screen."""
         if result.ok:
             self.message = ""
             if self.manager is not None:
