@@ -15,6 +15,7 @@ from typing import Any
 
 from companion.cards.library import CardLibrary
 from companion.cards.model import Card
+from companion.i18n import t
 
 
 @dataclass
@@ -96,16 +97,15 @@ def _check_vtes(text: str, library: CardLibrary, rules: dict[str, Any]) -> DeckR
     crypt_min = rules.get("crypt_min", 12)
     lib_min, lib_max = rules.get("library_min", 40), rules.get("library_max", 90)
     if crypt_count < crypt_min:
-        report.problems.append(f"crypte : {crypt_count} cartes, il en faut au moins {crypt_min}")
+        report.problems.append(t("deck.crypt_min", have=crypt_count, need=crypt_min))
     if not lib_min <= library_count <= lib_max:
-        report.problems.append(f"bibliothèque : {library_count} cartes, il en faut entre {lib_min} et {lib_max}")
+        report.problems.append(t("deck.library_range", have=library_count, low=lib_min, high=lib_max))
     span = rules.get("max_group_span", 2)
     if groups and groups[-1] - groups[0] >= span:
-        report.problems.append(
-            f"groupes {', '.join(map(str, groups))} : la crypte doit tenir dans {span} groupes consécutifs")
+        report.problems.append(t("deck.group_span", groups=", ".join(map(str, groups)), span=span))
     for kc, _ in crypt + library_cards:
         if getattr(kc, "banned", None):
-            report.problems.append(f"{kc.name} est bannie (depuis {kc.banned})")
+            report.problems.append(t("deck.banned", name=kc.name, since=kc.banned))
     return report
 
 
@@ -144,27 +144,27 @@ def _parse_plain(game: str, text: str, library: CardLibrary) -> DeckReport:
 def _apply_rules(report: DeckReport, rules: dict[str, Any]) -> None:
     total = report.counts.get("total", 0)
     if "deck_size" in rules and total != rules["deck_size"]:
-        report.problems.append(f"{total} cartes, le paquet doit en compter {rules['deck_size']}")
+        report.problems.append(t("deck.size", have=total, need=rules["deck_size"]))
     if "max_cards" in rules and total > rules["max_cards"]:
-        report.problems.append(f"{total} cartes, au plus {rules['max_cards']}")
+        report.problems.append(t("deck.max_cards", have=total, most=rules["max_cards"]))
     if "artifacts" in rules:
         artifacts = report.counts.get("artifact", 0)
         if artifacts != rules["artifacts"]:
-            report.problems.append(f"{artifacts} artefacts, il en faut {rules['artifacts']}")
+            report.problems.append(t("deck.artifacts", have=artifacts, need=rules["artifacts"]))
     for kind, bounds in (rules.get("composition") or {}).items():
         have = report.counts.get(kind, 0)
         if "exactly" in bounds and have != bounds["exactly"]:
-            report.problems.append(f"{kind} : {have}, il en faut exactement {bounds['exactly']}")
+            report.problems.append(t("deck.kind_exactly", kind=kind, have=have, need=bounds["exactly"]))
         if "min" in bounds and have < bounds["min"]:
-            report.problems.append(f"{kind} : {have}, il en faut au moins {bounds['min']}")
+            report.problems.append(t("deck.kind_min", kind=kind, have=have, need=bounds["min"]))
         if "max" in bounds and have > bounds["max"]:
-            report.problems.append(f"{kind} : {have}, au plus {bounds['max']}")
+            report.problems.append(t("deck.kind_max", kind=kind, have=have, most=bounds["max"]))
     if rules.get("duplicates") is False:
         keyword = rules.get("duplicates_keyword", "multiples")
         for card, n in report.cards:
             allowed = card.extra.get(keyword) or (card.extra.get("stats") or {}).get(keyword) or 1
             if n > allowed:
-                report.problems.append(f"{card.name} : {n} exemplaires, {allowed} permis")
+                report.problems.append(t("deck.copies", name=card.name, have=n, allowed=allowed))
 
 
 def check_cards(game: str, cards: list[tuple[Card, int]], library: CardLibrary) -> DeckReport:

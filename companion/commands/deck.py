@@ -18,6 +18,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from companion.cards.decks import check
     from companion.cards.library import CardLibrary
+    from companion.i18n import t
 
     try:
         with open(args.file, encoding="utf-8-sig") as f:
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{args.file}:{line}: {reason}: {content}", file=sys.stderr)
         for problem in report.problems:
             print(f"! {problem}")
-        print("légal" if report.legal else "non légal")
+        print(t("deck.legal") if report.legal else t("deck.illegal"))
     if report.unreadable:
         return 2
     return 0 if report.legal else 1
