@@ -118,3 +118,13 @@ def test_validate_command_reports_file_and_line(cardmap: Path, capsys: pytest.Ca
 def test_data_error_is_readable() -> None:
     err = DataError("cardmap/x/cards.yaml", 3, "cards[0].cost", "expected a mapping")
     assert str(err) == "cardmap/x/cards.yaml:3: cards[0].cost: expected a mapping"
+
+
+def test_progress_is_told_of_each_game(cardmap: Path) -> None:
+    shutil.copytree(cardmap / "res-arcana", cardmap / "rise")
+    edit(cardmap / "rise" / "game.yaml", "id: res-arcana", "id: rise")
+    edit(cardmap / "rise" / "cards.yaml", "collect: [{or: 1}]", "")
+    heard: list[tuple[int, int, str]] = []
+    catalog.build(cardmap, overlay=cardmap / "no-overlay", with_vtes=False,
+                  progress=lambda done, total, game: heard.append((done, total, game)))
+    assert heard == [(0, 2, "res-arcana"), (1, 2, "rise")]

@@ -5,6 +5,7 @@ display; the other games still load."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,11 +49,18 @@ def source_files(cardmap: Path, overlay: Path | None) -> list[Path]:
     return files
 
 
-def build(cardmap: Path | None = None, overlay: Path | None = None, with_vtes: bool = True) -> Catalog:
+Progress = Callable[[int, int, str], None]  # (games done, games in all, the game now being read)
+
+
+def build(cardmap: Path | None = None, overlay: Path | None = None, with_vtes: bool = True,
+          progress: Progress | None = None) -> Catalog:
     cardmap = cardmap or cardmap_dir()
     overlay = overlay if overlay is not None else overlay_dir()
     catalog = Catalog()
-    for folder in sorted(p for p in cardmap.iterdir() if p.is_dir() and (p / "game.yaml").exists()):
+    folders = sorted(p for p in cardmap.iterdir() if p.is_dir() and (p / "game.yaml").exists())
+    for done, folder in enumerate(folders):
+        if progress is not None:
+            progress(done, len(folders), folder.name)
         game_file = folder / "game.yaml"
         try:
             game = load_game(game_file, _shown(game_file, cardmap))

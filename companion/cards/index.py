@@ -87,8 +87,10 @@ def _write(db_path: Path, key: str, result: Catalog) -> None:
         raise
 
 
-def load(cardmap: Path | None = None, overlay: Path | None = None, rebuild: bool = False) -> tuple[Catalog, bool]:
-    """The catalog, from the index when it is current. Returns (catalog, rebuilt)."""
+def load(cardmap: Path | None = None, overlay: Path | None = None, rebuild: bool = False,
+         progress: catalog_mod.Progress | None = None) -> tuple[Catalog, bool]:
+    """The catalog, from the index when it is current. Returns (catalog, rebuilt); ``progress``
+    hears of each game while the index is being rebuilt (the first start takes seconds)."""
     cardmap = cardmap or catalog_mod.cardmap_dir()
     overlay = overlay if overlay is not None else catalog_mod.overlay_dir()
     key = source_key(cardmap, overlay)
@@ -97,7 +99,7 @@ def load(cardmap: Path | None = None, overlay: Path | None = None, rebuild: bool
         cached = _read(db_path, key)
         if cached is not None:
             return cached, False
-    result = catalog_mod.build(cardmap, overlay)
+    result = catalog_mod.build(cardmap, overlay, progress=progress)
     try:
         _write(db_path, key, result)
     except (OSError, sqlite3.Error) as exc:  # a read-only cache must not stop the game

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from companion.cards.catalog import Catalog
@@ -22,6 +23,7 @@ class CardLibrary:
         self._lock = threading.RLock()  # the UI and a reader thread may ask at once
         self._search: SearchIndex | None = None
         self.rebuilt = False  # whether the last load had to rebuild the index
+        self.progress: Callable[[int, int, str], None] | None = None  # told of each game while rebuilding
 
     @property
     def catalog(self) -> Catalog:
@@ -30,7 +32,7 @@ class CardLibrary:
                 if self._catalog is None:
                     from companion.cards import index
 
-                    self._catalog, self.rebuilt = index.load()
+                    self._catalog, self.rebuilt = index.load(progress=self.progress)
         return self._catalog
 
     @property

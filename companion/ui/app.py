@@ -324,6 +324,9 @@ class CompanionApp(App):
 
     def _load_cards(self) -> None:
         errors: dict[str, str] = {}
+        # The first start builds the card index (seconds on a Raspberry Pi): say how far it is.
+        self.library.progress = lambda done, total, game: Clock.schedule_once(
+            partial(self._index_progress, done, total, game))
         try:
             for game in self.library.games:  # the first call reads the card index
                 self.library.load(game)
@@ -336,9 +339,19 @@ class CompanionApp(App):
             self._ready.set()
         Clock.schedule_once(partial(self._cards_loaded, errors))
 
+    def _index_progress(self, done: int, total: int, game: str, *_args) -> None:
+        if self.root is None:
+            return
+        text = t("ui.index_progress", done=done + 1, total=total, game=game)
+        self.card_screen.show_waiting(loading=True, text=text)
+        if self.root.has_screen("home"):
+            self.root.get_screen("home").status = text
+
     def _cards_loaded(self, errors: dict[str, str], *_args) -> None:
         if self.root is None:  # the app was stopped while the cards were loading
             return
+        if self.root.has_screen("home"):
+            self.root.get_screen("home").status = ""
         self.card_screen.show_waiting(loading=False)
         # The full messages (file, line, reason) go to the log; the card screen keeps its room.
         for game, detail in errors.items():

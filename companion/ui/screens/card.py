@@ -138,11 +138,12 @@ class CardScreen(Screen):
             grid.add_widget(name)
             grid.add_widget(content)
 
-    def show_waiting(self, loading: bool) -> None:
-        """The empty state: cards still loading, or waiting for the first card."""
+    def show_waiting(self, loading: bool, text: str = "") -> None:
+        """The empty state: cards still loading (``text``: how far), or waiting for the first card."""
         if self.mode not in ("loading", "empty"):
             return
-        self._apply(CardView("loading" if loading else "empty", title=t("ui.loading" if loading else "card.none")))
+        title = (text or t("ui.loading")) if loading else t("card.none")
+        self._apply(CardView("loading" if loading else "empty", title=title))
 
     def bind_session(self, session: object) -> None:
         library = getattr(session, "library", None)

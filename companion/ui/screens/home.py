@@ -63,6 +63,7 @@ class HomeScreen(Screen):
     seats_min = NumericProperty(2)
     seats_max = NumericProperty(6)
     message = StringProperty("")
+    status = StringProperty("")  # long work going on (the card index on a first start)
     seed = ObjectProperty(None, allownone=True)  # tests fix the draw; players never see it
 
     def __init__(self, **kwargs) -> None:
