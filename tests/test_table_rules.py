@@ -222,3 +222,18 @@ def test_parser_words(journal: Journal) -> None:
         p.parse("or 7 +1")
     with pytest.raises(ParseError):
         p.parse("edge 1")  # a VTES word, not a Res Arcana one
+
+
+def test_vtes_vampire_capacity_comes_from_the_card(journal: Journal) -> None:
+    g, p = new(journal, "vtes", ["Ann", "Bob"])
+    do(g, p, "vampire 1 anson")  # the crypt card's capacity, its printed name, typos forgiven
+    assert g.state["seats"][0]["vampires"] == {"Anson": {"capacity": 8, "blood": 8}}
+    do(g, p, "vampire 2 Aneke 10 4")  # a capacity given is taken as given
+    assert g.state["seats"][1]["vampires"] == {"Aneke": {"capacity": 10, "blood": 4}}
+    do(g, p, "blood 1 Anson -3")
+    assert g.state["seats"][0]["vampires"]["Anson"]["blood"] == 5
+    with pytest.raises(ParseError) as err:
+        p.parse("vampire 1 Zzyzzyx Qwerty")
+    assert "Zzyzzyx Qwerty" in err.value.text("fr")
+    # Replay does not ask the card list again: the capacity is in the journal.
+    assert Game.open(journal, g.id).state == g.state

@@ -58,6 +58,7 @@ def card_from_krcg(c: Any) -> Card:
     extra["clans"] = list(getattr(c, "clans", []) or [])
     extra["disciplines"] = list(getattr(c, "disciplines", []) or [])
     extra["crypt"] = crypt
+    extra["printed_name"] = getattr(c, "printed_name", None) or c.name  # "Anson", not "Anson (G1)"
     rulings = tuple(r["text"] if isinstance(r, dict) else str(r) for r in (c.rulings or []))
     name = c.name  # krcg's unique name, e.g. "Anson (G1)" for a crypt card
     printed = getattr(c, "printed_name", None) or name

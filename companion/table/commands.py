@@ -9,8 +9,10 @@ A line that cannot be understood raises ``ParseError`` with a message key and it
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 from companion.i18n import language, t
@@ -72,11 +74,14 @@ def verb_words(game: str) -> dict[str, str]:
 
 
 class Parser:
-    def __init__(self, data: TableData, seat_names: list[str], source: str = "key") -> None:
+    def __init__(self, data: TableData, seat_names: list[str], source: str = "key",
+                 crypt_card: Callable[[str], tuple[str, int] | None] | None = None) -> None:
         self.data = data
         self.names = seat_names
         self.source = source
         self.verbs = verb_words(data.id)
+        # A vampire named without its capacity takes the card's (the VTES card list knows it).
+        self.crypt_card = crypt_card or vtes_crypt_card
 
     # -- tokens ---------------------------------------------------------------------------
 
@@ -247,16 +252,23 @@ class Parser:
         return Intent(verb, seat, {"amount": self._count(rest[-1].lstrip("+-"), verb)})
 
     def _p_vampire(self, verb: str, rest: list[str]) -> Intent:
-        if len(rest) < 3:
+        if len(rest) < 2:
             raise ParseError("table.parse.vampire")
         seat = self._need_seat(rest[0])
         nums = []
         body = rest[1:]
         while body and body[-1].isdigit() and len(nums) < 2:
             nums.insert(0, int(body.pop()))
-        if not body or not nums:
+        if not body:
             raise ParseError("table.parse.vampire")
-        args: dict[str, Any] = {"name": " ".join(body), "capacity": nums[0]}
+        name = " ".join(body)
+        if not nums:
+            found = self.crypt_card(name)
+            if found is None:
+                raise ParseError("table.parse.vampire_unknown", vampire=name)
+            name, capacity = found
+            nums = [capacity]
+        args: dict[str, Any] = {"name": name, "capacity": nums[0]}
         if len(nums) == 2:
             args["blood"] = nums[1]
         return Intent(verb, seat, args)
@@ -309,3 +321,20 @@ class Parser:
         return Intent(verb, None, {"cost": cost})
 
     _p_power = _p_summon
+
+
+def vtes_crypt_card(name: str) -> tuple[str, int] | None:
+    """(printed name, capacity) of the VTES crypt card a player named, forgiving typos; None
+    when no crypt card answers to it."""
+    hits = [h.card for h in _library().search(name, game="vtes", limit=5) if h.card.extra.get("capacity")]
+    if not hits:
+        return None
+    card = hits[0]
+    return card.extra.get("printed_name") or card.name, int(card.extra["capacity"])
+
+
+@functools.cache
+def _library() -> Any:
+    from companion.cards.library import CardLibrary
+
+    return CardLibrary()
