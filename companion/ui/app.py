@@ -199,6 +199,8 @@ class CompanionApp(App):
         self.reader_path = reader_path
         self.library = library if library is not None else CardLibrary()  # loads nothing yet
         self.voice = voice if voice is not None else Voice(lang=i18n.language())
+        if self.voice.games is None:
+            self.voice.games = self.library.game
         self.session = session if session is not None else Session(self.library, self.voice)
         self.session.bind(on_result=self._speak_result)
         self.readers: list[Reader] = []  # one per seat when readers are bound to seats

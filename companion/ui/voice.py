@@ -37,6 +37,9 @@ class Voice:
         self.pitch: int | None = None
         self.volume: int | None = None
         self.voice_name = ""
+        # The game data (type names, glossary) from the app's card library, already in memory;
+        # without it speech would read each game's YAML again on the first card of that game.
+        self.games: Callable[[str], object] | None = None
         self.enabled = enabled
         self.last_scan: Scan | None = None
         self.sent: deque[str] = deque(maxlen=50)  # refs handed to speech, newest last (log, tests)
@@ -92,7 +95,8 @@ class Voice:
             return
         from companion.speech import speak_scan_callback
 
-        self._speak_scan = speak_scan_callback(self._lang, speaker=speaker, verbosity=self._verbosity)
+        self._speak_scan = speak_scan_callback(self._lang, speaker=speaker, verbosity=self._verbosity,
+                                               games=self.games)
 
     def scan(self, scan: Scan) -> None:
         """A card was laid: speak it (a newer scan replaces one not yet spoken)."""
@@ -171,7 +175,8 @@ class Voice:
                 if self.voice_name:
                     settings["voice"] = self.voice_name
                 speaker = make_speaker(self.backend or "auto", **settings)
-                self._speak_scan = speak_scan_callback(self._lang, speaker=speaker, verbosity=self._verbosity)
+                self._speak_scan = speak_scan_callback(self._lang, speaker=speaker, verbosity=self._verbosity,
+                                                       games=self.games)
             except Exception:
                 log.exception("speech unavailable; the app goes on without a voice")
                 self._broken = True
