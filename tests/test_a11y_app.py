@@ -19,19 +19,6 @@ from tests.ui_helpers import read_png, relative_luminance
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(90)]
 
 
-@pytest.fixture(scope="module")
-def window():
-    from companion.ui.app import configure_window
-
-    configure_window()
-    from kivy.base import EventLoop
-
-    EventLoop.ensure_window()
-    from kivy.core.window import Window
-
-    return Window  # 800x480, the Raspberry Pi's 7" screen
-
-
 def frames(count: int = 2) -> None:
     from kivy.base import EventLoop
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from tests.test_a11y_app import App, frames, window  # noqa: F401 - the window fixture
+from tests.test_a11y_app import App, frames
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(60)]
 
@@ -23,7 +23,7 @@ class Recorder:
 
 
 @pytest.fixture
-def keyed(window, tmp_path, monkeypatch):  # noqa: F811
+def keyed(window, tmp_path, monkeypatch):
     import companion.ui.keys as keys
 
     recorder = Recorder()
@@ -54,7 +54,7 @@ def _settle(seconds: float = 0.3) -> None:
         frames(1)
 
 
-def test_a_wedge_burst_is_a_scan_and_no_key_command(keyed, window) -> None:  # noqa: F811
+def test_a_wedge_burst_is_a_scan_and_no_key_command(keyed, window) -> None:
     keyed.session.new_game("vtes", ["Ann", "Bob", "Cy"], seed=1)
     keyed.root.show("table")
     _settle()
@@ -67,7 +67,7 @@ def test_a_wedge_burst_is_a_scan_and_no_key_command(keyed, window) -> None:  # n
     assert keyed.session.selected_seat is None
 
 
-def test_a_person_typing_the_same_keys_is_not_a_scan(keyed, window) -> None:  # noqa: F811
+def test_a_person_typing_the_same_keys_is_not_a_scan(keyed, window) -> None:
     keyed.session.new_game("vtes", ["Ann", "Bob", "Cy"], seed=1)
     keyed.root.show("table")
     _settle()

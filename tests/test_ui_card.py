@@ -22,19 +22,6 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # --- fixtures --------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def window():
-    from companion.ui.app import configure_window
-
-    configure_window()
-    from kivy.base import EventLoop
-
-    EventLoop.ensure_window()
-    from kivy.core.window import Window
-
-    return Window
-
-
-@pytest.fixture(scope="module")
 def resolver():
     from companion.cards.library import CardLibrary
     from companion.tags.resolve import Resolver

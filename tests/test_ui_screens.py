@@ -19,19 +19,6 @@ ARTIFACTS = ["anneau-de-midas", "calice-de-vie", "dague-sacrificielle", "fouet-a
 
 
 @pytest.fixture(scope="module")
-def window():
-    from companion.ui.app import configure_window
-
-    configure_window()
-    from kivy.base import EventLoop
-
-    EventLoop.ensure_window()
-    from kivy.core.window import Window
-
-    return Window
-
-
-@pytest.fixture(scope="module")
 def demo(window, tmp_path_factory):
     from companion.ui.screenshots import Demo
 

@@ -27,19 +27,6 @@ DOCS = ROOT / "docs"
 
 
 # --- the window and the app's root ----------------------------------------------------------
-@pytest.fixture(scope="module")
-def window():
-    from companion.ui.app import configure_window
-
-    configure_window()
-    from kivy.base import EventLoop
-
-    EventLoop.ensure_window()
-    from kivy.core.window import Window
-
-    return Window
-
-
 def frames(count: int = 3) -> None:
     from kivy.base import EventLoop
 
