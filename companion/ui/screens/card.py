@@ -216,6 +216,20 @@ def game_choices(library: object) -> list[tuple[str, str]]:
     return choices
 
 
+def run_until(done: Callable[[], bool], timeout: float) -> bool:
+    """Let the window run until ``done()`` (for tests and the screenshots, which must wait for a
+    check or a re-index in flight to be shown); False on timeout."""
+    import time
+
+    from kivy.base import EventLoop
+
+    deadline = time.monotonic() + timeout
+    while not done() and time.monotonic() < deadline:
+        EventLoop.idle()
+        time.sleep(0.005)
+    return done()
+
+
 class SessionScreen(Screen):
     """A screen about one game that follows the shared Session: the game on the table, the
     library, the voice and the scans. Alone (a test, a screenshot), it is given a library."""

@@ -23,7 +23,7 @@ from companion.i18n import t
 from companion.tags.resolve import Scan
 from companion.ui.fonts import for_display
 from companion.ui.screens import load_kv
-from companion.ui.screens.card import SessionScreen
+from companion.ui.screens.card import SessionScreen, run_until
 
 DECK_FILES = ("*.txt", "*.dek", "*.lst", "*.yaml", "*.md")
 
@@ -229,15 +229,7 @@ class DeckScreen(SessionScreen):
 
     def wait_checked(self, timeout: float = 10.0) -> bool:
         """For tests and the screenshots: let the check in flight finish and be shown."""
-        import time
-
-        from kivy.base import EventLoop
-
-        deadline = time.monotonic() + timeout
-        while self.checking and time.monotonic() < deadline:
-            EventLoop.idle()
-            time.sleep(0.005)
-        return not self.checking
+        return run_until(lambda: not self.checking, timeout)
 
     def _checked(self, generation: int, report: DeckReport) -> None:
         if generation != self._generation:

@@ -26,7 +26,7 @@ from companion.tags.collection import bind_uid
 from companion.tags.resolve import Scan
 from companion.ui.fonts import for_display
 from companion.ui.screens import load_kv
-from companion.ui.screens.card import SessionScreen
+from companion.ui.screens.card import SessionScreen, run_until
 
 log = logging.getLogger(__name__)
 
@@ -273,15 +273,7 @@ class EnrollScreen(SessionScreen):
         threading.Thread(target=work, name="card index", daemon=True).start()
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
-        import time
-
-        from kivy.base import EventLoop
-
-        deadline = time.monotonic() + timeout
-        while self.busy and time.monotonic() < deadline:
-            EventLoop.idle()
-            time.sleep(0.005)
-        return not self.busy
+        return run_until(lambda: not self.busy, timeout)
 
     # --- a whole deck, card after card -----------------------------------------------------------
     def start_deck(self, game: str, cards: list[tuple[Card, int]]) -> None:
