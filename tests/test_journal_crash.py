@@ -56,6 +56,11 @@ def read_lines(proc: subprocess.Popen, until: float, buf: bytearray) -> None:
         buf.extend(chunk)
 
 
+def _acks(buf: bytearray) -> set[int]:
+    """Event ids the child printed after apply returned; a line cut by the kill has no newline."""
+    return {int(line) for line in bytes(buf).split(b"\n")[:-1] if line.strip().isdigit()}
+
+
 @pytest.mark.timeout(120)
 def test_nothing_acknowledged_is_lost_on_sigkill(tmp_path: Path) -> None:
     path = tmp_path / "games.sqlite3"
@@ -63,7 +68,7 @@ def test_nothing_acknowledged_is_lost_on_sigkill(tmp_path: Path) -> None:
     acked: set[int] = set()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     started = time.monotonic()
-    kills = 0
+    kills = playing = 0
     for i in range(50):
         proc = subprocess.Popen([sys.executable, "-c", CHILD, str(path), str(i)], stdout=subprocess.PIPE,
                                 cwd=ROOT, env=env)
@@ -71,9 +76,12 @@ def test_nothing_acknowledged_is_lost_on_sigkill(tmp_path: Path) -> None:
         if rnd.random() < 0.1:  # sometimes during start-up or replay
             read_lines(proc, time.monotonic() + rnd.uniform(0.0, 0.15), buf)
         else:
+            # Wait for its first acknowledged event (however slow the machine), then kill it at a
+            # random moment of its play: every such child has something to lose.
             deadline = time.monotonic() + 10
-            while b"ready\n" not in buf and time.monotonic() < deadline and proc.poll() is None:
+            while not _acks(buf) and time.monotonic() < deadline and proc.poll() is None:
                 read_lines(proc, time.monotonic() + 0.05, buf)
+            playing += 1
             read_lines(proc, time.monotonic() + rnd.uniform(0.001, 0.08), buf)
         os.kill(proc.pid, signal.SIGKILL)
         kills += 1
@@ -81,9 +89,7 @@ def test_nothing_acknowledged_is_lost_on_sigkill(tmp_path: Path) -> None:
         buf.extend(rest)
         proc.wait()
         assert proc.returncode == -signal.SIGKILL
-        for line in bytes(buf).split(b"\n")[:-1]:  # a line cut by the kill has no newline
-            if line.strip().isdigit():
-                acked.add(int(line))
+        acked |= _acks(buf)
         # Reopen after every kill, like the app restarting.
         db = sqlite3.connect(path)
         stored = {r[0] for r in db.execute("SELECT id FROM events")}
@@ -91,7 +97,7 @@ def test_nothing_acknowledged_is_lost_on_sigkill(tmp_path: Path) -> None:
         missing = acked - stored
         assert not missing, f"kill {i}: acknowledged events lost: {sorted(missing)[:10]}"
     assert kills == 50
-    assert len(acked) > 200, "the children should have played"
+    assert len(acked) >= playing >= 30, "the children should have played"
     with Journal(path) as journal:
         for row in journal.games():
             game = Game.open(journal, row.id)
