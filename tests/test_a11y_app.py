@@ -31,29 +31,37 @@ SPECIAL = {"+": (61, "=", ["shift"]), "AZERTY1": (38, "&", ["shift"])}
 
 
 class App:
-    """The app's root (every screen), its Session and the keys installed on the Window."""
+    """The app's root (every screen) over the core runtime (Session, announcer, voice, keys), and
+    the keys installed on the Window, as the app wires them."""
 
-    def __init__(self, window, tmp_path: Path, lang: str = "fr") -> None:
-        from companion.speech import make_speaker
+    def __init__(self, window, tmp_path: Path, lang: str = "fr", on_wedge_scan=None) -> None:
+        from companion.play.runtime import Runtime
+        from companion.ui.a11y import install
         from companion.ui.app import build_root
-        from companion.ui.keys import install
         from companion.ui.session import Session
 
         self.window = window
-        self.speaker = make_speaker("auto", lang=lang)
-        self.session = Session(journal_path=tmp_path / "games.sqlite3")
+        self.runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang=lang)
+        self.voice = self.runtime.voice
+        self.session = Session(self.runtime.session, self.voice)
         self.root = build_root(self.session, start="home")
         window.add_widget(self.root)
         frames(3)
-        self.a11y = install(self.root, self.session, self.speaker, window=window, lang=lang)
-        assert self.speaker.wait_idle(5)
+        self.a11y = install(self.root, self.runtime, window=window, on_wedge_scan=on_wedge_scan)
+        assert self.voice.wait_idle(5)
         self.mark = 0
 
-    def press(self, *keys: str) -> list[str]:
-        """Press keys one after the other, as a keyboard would; what was said meanwhile."""
-        from companion.ui.keys import KEYCODES
+    @property
+    def spoken(self) -> list:
+        speaker = self.voice.speaker()
+        return speaker.backend.spoken if speaker is not None else []
 
-        start = len(self.speaker.backend.spoken)
+    def press(self, *keys: str) -> list[str]:
+        """Press keys one after the other, as a keyboard sends them to the window; what was said."""
+        from companion.play.keys import KEYCODES
+        from tests.ui_helpers import send_key
+
+        start = len(self.spoken)
         for key in keys:
             if key in SPECIAL:
                 code, char, mods = SPECIAL[key]
@@ -61,14 +69,13 @@ class App:
                 *mods, name = key.split("+") if len(key) > 1 else [key]
                 code = KEYCODES.get(name) or ord(name)
                 char = name if len(name) == 1 else ""
-            self.window.dispatch("on_key_down", code, 0, char, list(mods))
-            self.window.dispatch("on_key_up", code, 0)
+            send_key(self.window, code, char, list(mods))
             frames(1)
-            assert self.speaker.wait_idle(5)
-        return [u.text for u in self.speaker.backend.spoken[start:]]
+            assert self.voice.wait_idle(5)
+        return [u.text for u in self.spoken[start:]]
 
     def said(self) -> list[str]:
-        return [u.text for u in self.speaker.backend.spoken]
+        return [u.text for u in self.spoken]
 
     @property
     def state(self) -> dict:
@@ -81,8 +88,8 @@ class App:
     def close(self) -> None:
         self.a11y.detach(self.window)
         self.window.remove_widget(self.root)
-        self.speaker.close()
         self.session.close()
+        self.runtime.close()
 
 
 @pytest.fixture
@@ -207,7 +214,7 @@ def test_focus_order_is_predictable_and_spoken(app):
     tops = [w.to_window(w.x, w.top)[1] for w in order]
     assert tops[0] >= tops[-1]
     said = [app.press("tab")[0] for _ in order]
-    from companion.ui.keys import describe_widget
+    from companion.ui.a11y import describe_widget
 
     expected = [describe_widget(w) for w in order]
     assert said == [f"{label}, {value}." if value else f"{label}." for label, value in expected]

@@ -1,7 +1,7 @@
-"""The key map (companion/ui/keymap.yaml) and the key controller, without a window: the data is
+"""The key map (companion/play/keymap.yaml) and the key controller, without a window: the data is
 complete in both languages, the keypad alone reaches every table action, docs/keys.md matches the
-data, and key presses drive a real game (the app's Session over a real SQLite journal) with what
-is said checked through the silent speech backend."""
+data, and key presses drive a real game (the core runtime's Session over a real SQLite journal)
+with what is said checked through the silent speech backend, which records each utterance."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from companion.speech import make_speaker
-from companion.ui.announce import Announcer, _phrases
-from companion.ui.keys import KEYCODES, LANGS, Keys, SessionHost, key_name, load_keymap
+from companion.play.announcer import _phrases
+from companion.play.keys import KEYCODES, LANGS, key_name, load_keymap
+from companion.play.runtime import Runtime
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -84,7 +84,9 @@ def test_keypad_alone_covers_the_table(keymap):
     for sid in SCREENS:
         if sid != "table":
             have = {b.action for b in keymap.bindings(sid, "vtes") if b.keypad}
-            assert not set(KEYPAD_ELSEWHERE) - have, (sid, set(KEYPAD_ELSEWHERE) - have)
+            # A card laid shows over the table: in a game, its keypad is the table's.
+            wanted = set(KEYPAD_MUST) if sid == "card" else set(KEYPAD_ELSEWHERE)
+            assert not wanted - have, (sid, wanted - have)
     seats = sorted(b.n for b in keymap.bindings("table", "vtes") if b.action == "seat" and b.keypad)
     assert seats == [1, 2, 3, 4, 5, 6]
     assert {b.action for b in keymap.bindings("table", "res-arcana") if b.keypad} >= {"pass"}
@@ -131,37 +133,62 @@ def test_key_names_from_kivy_events():
 
 def test_keys_doc_matches_the_data(keymap):
     doc = (ROOT / "docs" / "keys.md").read_text(encoding="utf-8")
-    assert doc.strip() == keymap.markdown().strip(), "regenerate: python -m companion.ui.keys > docs/keys.md"
+    assert doc.strip() == keymap.markdown().strip(), "regenerate: python -m companion.play.keys > docs/keys.md"
     assert "| `keypad 0` |" in doc.replace("`R` | `keypad 0`", "x | `keypad 0` |")
 
 
 # --- keys on a real game --------------------------------------------------------------------
+class Screens:
+    """A front end's screens as the keys see them: the app's names, one shown at a time."""
+
+    def __init__(self) -> None:
+        self.screen = "table"
+
+    def go(self, screen: str) -> bool:
+        self.screen = screen
+        return True
+
+    def back(self) -> bool:
+        return False
+
+    def quit(self) -> None:
+        pass
+
+    def screen_names(self) -> list[str]:
+        return list(SCREENS)
+
+    def show_cursor(self, seat, counter) -> None:
+        pass
+
+
 class Rig:
-    """A Session on a real journal, the announcer and the keys, as the app wires them."""
+    """The core runtime (Session on a real journal, announcer, voice, keys), as the app wires it."""
 
     def __init__(self, tmp_path: Path, game: str, players: list[str], lang: str = "fr", seed: int = 1) -> None:
-        from companion.ui.session import Session
-
-        self.speaker = make_speaker("auto", lang=lang)
-        self.announcer = Announcer(self.speaker.say_all, lang)
-        self.session = Session(journal_path=tmp_path / "games.sqlite3")
-        self.session.bind(on_result=lambda s, r: self.announcer.result(r, s.game))
-        self.host = SessionHost(self.session)
-        self.keys = Keys(self.host, self.announcer, self.speaker, lang=lang)
+        self.runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang=lang)
+        self.session = self.runtime.session
+        self.screens = Screens()
+        self.keys = self.runtime.keys(self.screens)
+        self.host = self.keys.host
         self.session.new_game(game, players, seed=seed)
-        self.speaker.wait_idle(5)
+        self.voice = self.runtime.voice
+        assert self.voice.wait_idle(5)
+
+    @property
+    def spoken(self) -> list:
+        speaker = self.voice.speaker()
+        return speaker.backend.spoken if speaker is not None else []
 
     def press(self, *keys: str) -> str:
         """Press keys; what was said, in order, as one text."""
-        n = len(self.speaker.backend.spoken)
+        n = len(self.spoken)
         for key in keys:
             self.keys.press(key)
-            assert self.speaker.wait_idle(5)
-        return " | ".join(u.text for u in self.speaker.backend.spoken[n:])
+            assert self.voice.wait_idle(5)
+        return " | ".join(u.text for u in self.spoken[n:])
 
     def close(self) -> None:
-        self.speaker.close()
-        self.session.close()
+        self.runtime.close()
 
 
 @pytest.fixture
@@ -224,7 +251,8 @@ def test_help_speaks_the_keys_of_the_screen(vtes):
     assert "Au pavé numérique :" in said and "pavé 7 : annuler." in said and "Ctrl Z" not in said
     vtes.host.go("card")
     said = vtes.press("h")
-    assert said.startswith("Écran Carte. Touches :") and "saigner" not in said
+    # A card laid shows over the table: the table's keys still act there, and help says so.
+    assert said.startswith("Écran Carte. Touches :") and "saigner" in said
 
 
 def test_letters_belong_to_a_text_field(vtes):
@@ -234,16 +262,13 @@ def test_letters_belong_to_a_text_field(vtes):
 
 
 def test_no_game_is_said(tmp_path):
-    from companion.ui.session import Session
-
-    speaker = make_speaker("auto", lang="en")
+    runtime = Runtime(journal_path=tmp_path / "g.sqlite3", lang="en")
     try:
-        announcer = Announcer(speaker.say_all, "en")
-        keys = Keys(SessionHost(Session(journal_path=tmp_path / "g.sqlite3")), announcer, speaker, lang="en")
+        keys = runtime.keys()
         # numpad7 (undo) goes to the session, which refuses: no game
         for key in ("numpadadd", "m", "t", "numpadenter"):
             assert keys.press(key)
-            assert speaker.wait_idle(5)
-        assert [u.text for u in speaker.backend.spoken] == ["No game running."] * 4
+            assert runtime.voice.wait_idle(5)
+        assert [u.text for u in runtime.voice.speaker().backend.spoken] == ["No game running."] * 4
     finally:
-        speaker.close()
+        runtime.close()

@@ -1,5 +1,7 @@
 """The console companion plays from a numeric keypad too: a line of keypad keys, then Enter,
-does what those keys do in the app (docs/keys.md), and each result is said (printed) briefly."""
+does what those keys do in the app (docs/keys.md); ``+N``, ``-N`` and ``=N`` change the selected
+counter; a keypad sequence never carries over to the next line. Results are printed with digits
+(a braille display), and said by the same announcer as the app's (the voice is captured)."""
 
 import os
 import subprocess
@@ -8,28 +10,70 @@ from pathlib import Path
 
 import pytest
 
+from tests.speech_capture import capture_env, spoken
+
 pytestmark = pytest.mark.timeout(90)
 
 
+def console(tmp_path: Path, script: str, env: dict | None = None, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "companion", "console", "--game", "vtes", "--players", "Ann,Bob,Cy",
+                           "--seed", "1", "--journal", str(tmp_path / "games.sqlite3"), *extra], input=script,
+                          capture_output=True, text=True, timeout=80, env=env or dict(os.environ))
+
+
 def test_keypad_lines_drive_the_game(tmp_path: Path) -> None:
-    script = "*\n*\n/73\n7\n/2\n-\n1\npool 1 -2\n7\n3\n"
-    run = subprocess.run([sys.executable, "-m", "companion", "console", "--game", "vtes", "--players", "Ann,Bob,Cy",
-                          "--seed", "1", "--journal", str(tmp_path / "games.sqlite3")], input=script,
-                         capture_output=True, text=True, timeout=80, env=dict(os.environ))
+    run = console(tmp_path, "*\n*\n/73\n7\n/2\n-\n1\npool 1 -2\n7\n3\n")
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
-    start = lines.index("Phase : Maître.")  # the first keypad star: next phase, said briefly
+    start = next(i for i, x in enumerate(lines) if x.startswith("Phase : Maître."))  # the first keypad star
     said = lines[start:]
-    for expected in ("Phase : Séides.", "Cy saigne Ann de trois.", "Ann, pool, moins trois, reste vingt-sept.",
-                     "Annulé. Ann, pool, plus trois, total trente.",
+    for expected in ("Cy saigne Ann de 3.", "Ann : pool -3, maintenant 27.",
+                     "Annulé (1).", "Ann : pool +3, maintenant 30.",  # the keypad undo says what it undid
                      "Bob : pool trente, points de victoire zéro, transferts zéro. Proie : Cy.",
-                     "Bob, pool, moins un, reste vingt-neuf.",
-                     "Bob : pool vingt-neuf, points de victoire zéro, transferts zéro. Proie : Cy.",
-                     "Annulé. Ann, pool, plus deux, total trente.",  # a typed command, undone from the keypad
+                     "Bob : pool -1, maintenant 29.",
+                     "Ann : pool -2, maintenant 28.", "Ann : pool +2, maintenant 30.",  # a typed command, undone
                      "Manche un, au tour de Cy, phase Séides."):
         assert expected in said, (expected, said)
-    assert said.index("Phase : Séides.") < said.index("Cy saigne Ann de trois.") < said.index(
-        "Annulé. Ann, pool, plus trois, total trente.")
+    assert said.index("Cy saigne Ann de 3.") < said.index("Ann : pool +3, maintenant 30.")
     # the final state printed at the end of input agrees with what was said
     assert "1. Ann : pool 30" in run.stdout and "2. Bob : pool 29" in run.stdout
     assert "Traceback" not in run.stderr
+
+
+def test_amounts_for_the_selected_counter_and_no_prefix_carried_over(tmp_path: Path) -> None:
+    # "/" alone leaves a prefix waiting: the next line must not complete it (it would select seat 2).
+    run = console(tmp_path, "/2\n-3\n+2\n=25\n/\n2\n")
+    assert run.returncode == 0, run.stderr
+    out = run.stdout
+    assert "Bob : pool -3, maintenant 27." in out
+    assert "Bob : pool +2, maintenant 29." in out
+    assert "Bob : pool -4, maintenant 25." in out
+    # "2" alone is the keypad's 2 (next counter on the table), never seat 2 chosen again
+    assert out.count("Bob : pool trente") == 1
+    assert "2. Bob : pool 25" in out
+    assert "Traceback" not in run.stderr
+
+
+def test_typed_and_keypad_results_are_said_the_same_way(tmp_path: Path) -> None:
+    env, log = capture_env(tmp_path)
+
+    def last_said(line: str, *extra: str) -> str:
+        # One line a run (resuming the game): a key's answer cuts short what was being said, as
+        # it should for a player typing fast, so each run's last message is the one to check.
+        before = len(spoken(log))
+        run = console(tmp_path, line + "\n", env, "--speak", *extra)
+        assert run.returncode == 0, run.stderr
+        said = spoken(log)[before:]
+        assert said and all(voice.startswith("fr") for voice, _ in said), said
+        return said[-1][1]
+
+    # signs and numbers as words: a loss is never heard as a gain
+    assert last_said("pool 2 -3") == "Bob, pool, moins trois, reste vingt-sept."
+    # a typed undo says what it undid, as the keypad's does
+    assert last_said("undo", "--resume", "1") == "Annulé. Bob, pool, plus trois, total trente."
+    assert last_said("redo", "--resume", "1") == "Rétabli. Bob, pool, moins trois, reste vingt-sept."
+    assert last_said("7", "--resume", "1") == "Annulé. Bob, pool, plus trois, total trente."
+    # durations in words, not "zéro heure dix"
+    timer = last_said("timer", "--resume", "1")
+    assert timer.startswith("Ce tour : ") and "seconde" in timer, timer
+    assert not any(ch.isdigit() for ch in timer) and " heure" not in timer, timer

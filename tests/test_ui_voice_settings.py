@@ -2,10 +2,10 @@
 spoken, the rate reaches the speaker, whether it was made before or after the setting."""
 
 from companion.cards.library import CardLibrary
+from companion.play.voice import Voice
 from companion.readers.events import TagEvent
 from companion.tags.resolve import Resolver
 from companion.ui.screens.settings import apply_setting
-from companion.ui.voice import Voice
 
 
 def _scan(ref: str = "vtes:100845"):

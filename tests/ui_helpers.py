@@ -19,6 +19,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+# --- keys --------------------------------------------------------------------------------
+def send_key(window, keycode: int, codepoint: str | None = None, modifiers: list[str] | None = None) -> None:
+    """One key as a real keyboard reaches Kivy's SDL2 window (window_sdl2.py, its main loop):
+    ``on_key_down``; ``on_keyboard`` only if nobody took the key down; the character typed as
+    ``on_textinput`` (SDL sends it for printable keys whoever took the key down); ``on_key_up``."""
+    mods = list(modifiers or [])
+    if not window.dispatch("on_key_down", keycode, 0, codepoint, mods):
+        window.dispatch("on_keyboard", keycode, 0, codepoint, mods)
+    if codepoint and codepoint.isprintable() and not {"ctrl", "alt", "meta"} & set(mods):
+        window.dispatch("on_textinput", codepoint)
+    window.dispatch("on_key_up", keycode, 0)
+
+
 # --- pixels ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Pixels:
@@ -123,7 +136,7 @@ def _drive(out_dir: Path, reader: str) -> int:
             return
         phase = state["phase"]
         if phase == "wait-scan":
-            ready = app.last_scan is not None or (reader.startswith("nope") and app._ready.is_set())
+            ready = app.last_scan is not None or (reader.startswith("nope") and app.runtime.scans.wait_ready(0))
             if ready and app.voice.wait_idle(0.0 if app.last_scan is None else 2.0):
                 state["phase"] = "settle"
         elif phase == "settle":
@@ -135,7 +148,7 @@ def _drive(out_dir: Path, reader: str) -> int:
                               first_frame_after=app.first_frame_after, window=list(Window.size),
                               window_title=app.title)  # SDL sets the native title from it
                 step("shown")
-                Window.dispatch("on_keyboard", ord("r"), 0, "r", [])
+                send_key(Window, ord("r"), "r")
                 state["phase"] = "repeat"
         elif phase == "repeat":
             if app.voice.wait_idle(2.0):
@@ -144,9 +157,9 @@ def _drive(out_dir: Path, reader: str) -> int:
                 report["spoken"] = [" ".join(u.text for u in message) for message in history]
                 report["sent"] = list(app.voice.sent)
                 step("repeated")
-                Window.dispatch("on_keyboard", 27, 0, None, [])  # Escape: back, never quit
+                send_key(Window, 27)  # Escape: back, never quit
                 report["after_escape"] = app.root.current
-                Window.dispatch("on_keyboard", ord("q"), 0, "q", ["ctrl"])
+                send_key(Window, ord("q"), "q", ["ctrl"])
                 state["phase"] = "quitting"
 
     Clock.schedule_interval(probe, 0.05)

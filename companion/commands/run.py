@@ -40,4 +40,9 @@ def run(args: argparse.Namespace) -> int:
         return console.main(reader or "sim", speak=True, lang=i18n.language())
     from companion.ui.app import run_app
 
-    return run_app(reader=reader)
+    status = run_app(reader=reader)
+    if status is None:  # no GL, no SDL: the console companion still works
+        from companion import console
+
+        return console.main(reader or "sim", speak=True, lang=i18n.language())
+    return status

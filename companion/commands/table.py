@@ -26,11 +26,11 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from companion import paths
+    from companion.cards.library import CardLibrary
     from companion.i18n import language, t
-    from companion.table.commands import ParseError, Parser
-    from companion.table.data import GAMES, TableDataError
-    from companion.table.engine import Game, Refusal, render
-    from companion.table.journal import Journal, JournalError
+    from companion.play.session import Session
+    from companion.table.data import GAMES
+    from companion.table.journal import JournalError
 
     lang = language()
     out = sys.stdout
@@ -41,25 +41,27 @@ def run(args: argparse.Namespace) -> int:
         print(line, file=stream or talk, flush=True)
 
     path = args.journal or str(paths.data_dir() / "games.sqlite3")
+    # The card library loads only if a command needs a card (a vampire named without its capacity).
+    session = Session(CardLibrary(), path)
     try:
-        journal = Journal(path)
+        journal = session.journal
     except JournalError as exc:
         say(t("table.cli.journal_error", error=exc), sys.stderr)
         return 2
 
-    if args.list:
-        rows = journal.games()
-        if args.json:
-            print(json.dumps([r.__dict__ for r in rows], ensure_ascii=False), file=out)
-        elif not rows:
-            say(t("table.cli.list_empty"))
-        else:
-            say(t("table.cli.games_head"))
-            for r in rows:
-                say(f"{r.id}\t{r.game}\t{', '.join(r.players)}\t{r.status}\t{r.events}\t{r.summary}")
-        return 0
-
     try:
+        if args.list:
+            rows = journal.games()
+            if args.json:
+                print(json.dumps([r.__dict__ for r in rows], ensure_ascii=False), file=out)
+            elif not rows:
+                say(t("table.cli.list_empty"))
+            else:
+                say(t("table.cli.games_head"))
+                for r in rows:
+                    say(f"{r.id}\t{r.game}\t{', '.join(r.players)}\t{r.status}\t{r.events}\t{r.summary}")
+            return 0
+
         if args.resume is not None:
             if journal.game(args.resume) is None:
                 say(t("table.cli.no_game", id=args.resume, path=path), sys.stderr)
@@ -72,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
                 else:
                     out.write(export_text(journal, args.resume, lang))
                 return 0
-            game = Game.open(journal, args.resume)
+            result = session.resume(args.resume, source=args.source or "script")
         else:
             if not args.game or args.game not in GAMES:
                 say(t("table.cli.bad_game", game=args.game or "", games=", ".join(GAMES)), sys.stderr)
@@ -82,57 +84,52 @@ def run(args: argparse.Namespace) -> int:
                 say(t("table.cli.no_players"), sys.stderr)
                 return 2
             options = {"teams": True} if args.teams else {}
-            try:
-                game = Game.new(journal, args.game, names, seed=args.seed, options=options,
-                                source=args.source or "script")
-            except Refusal as r:
-                say(t("table.refused", reason=render(None, r.key, r.values)), sys.stderr)
-                return 2
-            for line in game.opening.lines(lang):
-                say(line)
-    except TableDataError as exc:
-        say(t("table.cli.data_error", error=exc), sys.stderr)
-        return 2
-
-    say(t("table.cli.journal", path=path, id=game.id), sys.stderr)
-    if args.script:
-        try:
-            stream = open(args.script, encoding="utf-8")  # noqa: SIM115 - closed below
-        except OSError:
-            say(t("table.cli.script_missing", path=args.script), sys.stderr)
+            result = session.new_game(args.game, names, seed=args.seed, options=options,
+                                      source=args.source or "script")
+        if not result.ok:
+            for line in result.lines(lang):
+                say(line, sys.stderr)
             return 2
-    else:
-        stream = sys.stdin
-    source = args.source or ("key" if stream.isatty() else "script")
-    parser = Parser(game.data, [s["name"] for s in game.state["seats"]], source=source)
-    status = 0
-    try:
-        for number, line in enumerate(stream, 1):
+        if args.resume is None:
+            for line in result.lines(lang):
+                say(line)
+        game = session.game
+        assert game is not None
+
+        say(t("table.cli.journal", path=path, id=game.id), sys.stderr)
+        if args.script:
             try:
-                intent = parser.parse(line)
-            except ParseError as exc:
-                say(t("table.cli.line", line=number, text=t("table.refused", reason=exc.text(lang))))
-                if args.strict:
+                stream = open(args.script, encoding="utf-8")  # noqa: SIM115 - closed below
+            except OSError:
+                say(t("table.cli.script_missing", path=args.script), sys.stderr)
+                return 2
+        else:
+            stream = sys.stdin
+        source = args.source or ("key" if stream.isatty() else "script")
+        status = 0
+        try:
+            for number, line in enumerate(stream, 1):
+                result = session.apply(line, source=source)
+                if result.intent.verb == "refused":  # the line could not be read: say which one
+                    if result.reason and result.reason[0] == "ui.empty_command":
+                        continue
+                    say(t("table.cli.line", line=number, text=result.text(lang)))
+                else:
+                    for text in result.lines(lang):
+                        say(text)
+                if not result.ok and args.strict:
                     status = 3
                     break
-                continue
-            if intent is None:
-                continue
-            result = game.apply(intent)
-            for text in result.lines(lang):
-                say(text)
-            if not result.ok and args.strict:
-                status = 3
-                break
-    finally:
-        if stream is not sys.stdin:
-            stream.close()
+        finally:
+            if stream is not sys.stdin:
+                stream.close()
 
-    if args.json:
-        print(json.dumps({**game.to_json(), "id": game.id, "journal": path}, ensure_ascii=False), file=out)
-    else:
-        say(t("table.cli.final"))
-        for line in game.status(lang):
-            say(line)
-    journal.close()
-    return status
+        if args.json:
+            print(json.dumps({**game.to_json(), "id": game.id, "journal": path}, ensure_ascii=False), file=out)
+        else:
+            say(t("table.cli.final"))
+            for line in game.status(lang):
+                say(line)
+        return status
+    finally:
+        session.close()

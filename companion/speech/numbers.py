@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.speech.lexicon import data
+
 LIMIT = 1_000_000  # at and beyond this, the digits are left to the voice
 
 
 def _words(lang: str) -> dict[str, Any]:
-    from companion.speech.phrases import data
-
     return data(lang)["numbers"]
 
 
@@ -37,6 +37,19 @@ def signed_words(n: int, lang: str = "fr", feminine: bool = False) -> str:
     if n > 0:
         return f"{w['plus']} {number_words(n, lang, feminine)}"
     return number_words(n, lang, feminine)
+
+
+def duration_words(seconds: int, lang: str = "fr") -> str:
+    """``10`` → "dix secondes"; ``185`` → "trois minutes et cinq secondes"; ``3600`` → "une heure"."""
+    w = _words(lang)["time"]
+    seconds = max(0, int(seconds))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    parts = [f"{number_words(n, lang, feminine=True)} {w[unit][0 if n == 1 else 1]}"
+             for n, unit in ((h, "hour"), (m, "minute"), (s, "second")) if n]
+    if not parts:  # French says "zéro seconde", English "zero seconds"
+        return f"{number_words(0, lang)} {w['second'][0 if lang == 'fr' else 1]}"
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + f" {w['and']} " + parts[-1]
 
 
 def _en(n: int, w: dict[str, Any]) -> str:

@@ -11,11 +11,9 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any, Literal
 
-import yaml
-
+from companion.speech.lexicon import data
 from companion.speech.numbers import number_words, signed_words
 
 LANGS = ("fr", "en")
@@ -29,17 +27,6 @@ class Utterance:
     lang: str = "fr"
 
 
-@functools.cache
-def _all() -> dict[str, Any]:
-    text = resources.files(__package__).joinpath("phrases.yaml").read_text(encoding="utf-8")
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.load(text, Loader=loader)
-
-
-def data(lang: str) -> dict[str, Any]:
-    """The phrase tree of one language; an unknown language falls back to French."""
-    table = _all()
-    return table.get(lang) or table["fr"]
 
 
 def _lang(lang: str) -> str:

@@ -9,7 +9,6 @@ A line that cannot be understood raises ``ParseError`` with a message key and it
 
 from __future__ import annotations
 
-import functools
 import re
 import shlex
 from collections.abc import Callable
@@ -80,8 +79,9 @@ class Parser:
         self.names = seat_names
         self.source = source
         self.verbs = verb_words(data.id)
-        # A vampire named without its capacity takes the card's (the VTES card list knows it).
-        self.crypt_card = crypt_card or vtes_crypt_card
+        # A vampire named without its capacity takes the card's, from the card library the caller
+        # holds (companion.play.session.crypt_card_finder); without one, the capacity is asked for.
+        self.crypt_card = crypt_card
 
     # -- tokens ---------------------------------------------------------------------------
 
@@ -263,6 +263,8 @@ class Parser:
             raise ParseError("table.parse.vampire")
         name = " ".join(body)
         if not nums:
+            if self.crypt_card is None:
+                raise ParseError("table.parse.vampire")
             found = self.crypt_card(name)
             if found is None:
                 raise ParseError("table.parse.vampire_unknown", vampire=name)
@@ -321,20 +323,3 @@ class Parser:
         return Intent(verb, None, {"cost": cost})
 
     _p_power = _p_summon
-
-
-def vtes_crypt_card(name: str) -> tuple[str, int] | None:
-    """(printed name, capacity) of the VTES crypt card a player named, forgiving typos; None
-    when no crypt card answers to it."""
-    hits = [h.card for h in _library().search(name, game="vtes", limit=5) if h.card.extra.get("capacity")]
-    if not hits:
-        return None
-    card = hits[0]
-    return card.extra.get("printed_name") or card.name, int(card.extra["capacity"])
-
-
-@functools.cache
-def _library() -> Any:
-    from companion.cards.library import CardLibrary
-
-    return CardLibrary()

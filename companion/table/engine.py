@@ -25,6 +25,8 @@ from companion.table.journal import Event, Journal
 # Events that are part of the game's record but not of what undo takes back: the set-up, the
 # draw of the first player, and dice and coins (undoing a toss must not allow throwing again).
 NOT_UNDOABLE = frozenset({"start", "first_player", "toss", "dice", "undo", "redo"})
+# Who owns the shared counters (the honor pool...), as a note value named in the reader's language.
+SHARED = "@t:table.shared"
 # Intents that answer a question and record nothing.
 QUERIES = frozenset({"status", "timer", "help"})
 # What can still be done once a game is over.
@@ -69,14 +71,21 @@ class Result:
     reason: tuple[str, dict[str, Any]] | None = None
     event: Event | None = None
     changes: list[Change] = field(default_factory=list)
-    answer: list[str] = field(default_factory=list)  # lines of a query (status, timer, help)
+    answer: list[str] = field(default_factory=list)  # lines of a query, already written
     data: TableData | None = None
+    # A query's answer written in the reader's language when it is read (status), so that the
+    # engine itself never picks a language.
+    answer_for: Callable[[str], list[str]] | None = None
+
+    def answer_lines(self, lang: str | None = None) -> list[str]:
+        lang = lang or language()
+        return [*self.answer, *(self.answer_for(lang) if self.answer_for is not None else [])]
 
     def lines(self, lang: str | None = None) -> list[str]:
         lang = lang or language()
         if not self.ok and self.reason is not None:
             return [t("table.refused", lang, reason=render(self.data, *self.reason, lang=lang))]
-        return [*self.answer, *(render(self.data, k, v, lang=lang) for k, v in self.notes)]
+        return [*self.answer_lines(lang), *(render(self.data, k, v, lang=lang) for k, v in self.notes)]
 
     def text(self, lang: str | None = None) -> str:
         return "\n".join(self.lines(lang))
@@ -87,19 +96,34 @@ class Result:
 
 def render(data: TableData | None, key: str, values: dict[str, Any], lang: str | None = None) -> str:
     """A note in one language. Values may name game data, resolved now: ``@p:ID`` a phase name,
-    ``@r:ID`` its reminder, ``@c:ID`` a counter name, ``@t:KEY`` another message."""
+    ``@r:ID`` its reminder, ``@c:ID`` a counter name, ``@g:ID`` a game's name, ``@t:KEY`` another
+    message, ``@s:N`` a duration of N seconds."""
     lang = lang or language()
     return t(key, lang, **resolve_values(data, values, lang))
 
 
-def resolve_values(data: TableData | None, values: dict[str, Any], lang: str) -> dict[str, Any]:
-    """The values of a note with their game references named in ``lang`` (see ``render``)."""
+def duration_text(seconds: int) -> str:
+    """A duration as a clock shows it: ``0:10``, ``12:05``, ``1:02:03``."""
+    seconds = max(0, int(seconds))
+    h, rest = divmod(seconds, 3600)
+    m, sec = divmod(rest, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+
+
+def resolve_values(data: TableData | None, values: dict[str, Any], lang: str,
+                   duration: Callable[[int, str], str] | None = None) -> dict[str, Any]:
+    """The values of a note with their game references named in ``lang`` (see ``render``);
+    ``duration(seconds, lang)`` writes ``@s:`` values (for the ear: words, not a clock)."""
     out: dict[str, Any] = {}
     for k, v in values.items():
-        if isinstance(v, str) and v[:3] in ("@p:", "@r:", "@c:", "@t:"):
+        if isinstance(v, str) and v[:3] in ("@p:", "@r:", "@c:", "@t:", "@g:", "@s:"):
             kind, ref = v[1], v[3:]
             if kind == "t":
                 v = t(ref, lang)
+            elif kind == "s":
+                v = duration(int(ref), lang) if duration is not None else duration_text(int(ref))
+            elif kind == "g":
+                v = data.name(lang) if data is not None and data.id == ref else _game_name(ref, lang)
             elif data is not None and kind in "pr":
                 phase = data.phases[data.phase_index(ref)]
                 v = phase.name(lang) if kind == "p" else phase.remind(lang)
@@ -109,6 +133,13 @@ def resolve_values(data: TableData | None, values: dict[str, Any], lang: str) ->
             v = t("table.and", lang).join(v) if len(v) > 1 else (v[0] if v else "")
         out[k] = v
     return out
+
+
+def _game_name(game_id: str, lang: str) -> str:
+    try:
+        return load_table(game_id).name(lang)
+    except Exception:  # an old or foreign journal naming a game this version does not have
+        return game_id
 
 
 class Ctx:
@@ -125,6 +156,7 @@ class Ctx:
         self.type = intent.verb
         self.payload: dict[str, Any] = {}
         self.answer: list[str] = []
+        self.answer_for: Callable[[str], list[str]] | None = None
 
     def note(self, key: str, **values: Any) -> None:
         self.notes.append((key, values))
@@ -177,7 +209,7 @@ class Game:
         seed = secrets.randbits(48) if seed is None else int(seed)
         now = clock()
         initial = rules.initial_state(names, seed, options or {}, now)
-        notes = [["table.started", {"game": data.name(), "players": names}]]
+        notes = [["table.started", {"game": f"@g:{data.id}", "players": names}]]
         payload = {"players": names, "seed": seed, "options": options or {}, "game": data.id, "notes": notes,
                    "effects": fx.diff({}, initial)}
         gid, start = journal.new_game(data.id, names, ts=now, first=("start", payload, source))
@@ -251,7 +283,8 @@ class Game:
         except Refusal as r:
             return Result(False, intent, reason=(r.key, r.values), data=self.data)
         if intent.verb in QUERIES:
-            return Result(True, intent, notes=ctx.notes, answer=ctx.answer, data=self.data)
+            return Result(True, intent, notes=ctx.notes, answer=ctx.answer, data=self.data,
+                          answer_for=ctx.answer_for)
         effects = ctx.payload.pop("effects", None)
         if effects is None:
             effects = fx.diff(self.state, work)
@@ -287,6 +320,7 @@ class Game:
             effects.extend(fx.inverse(self._effects[eid]))
         ctx.payload.update(targets=targets, effects=effects)
         ctx.note("table.undone", count=len(targets))
+        self._note_counters(ctx, effects)
 
     def _do_redo(self, ctx: Ctx, intent: Intent) -> None:
         n = int(intent.args.get("count", 1))
@@ -298,6 +332,32 @@ class Game:
             effects.extend(self._effects[eid])
         ctx.payload.update(targets=targets, effects=effects)
         ctx.note("table.redone", count=len(targets))
+        self._note_counters(ctx, effects)
+
+    def _note_counters(self, ctx: Ctx, effects: list[fx.Effect]) -> None:
+        """What an undo or a redo moves, counter by counter, as any change is told: the net
+        move of each counter over all the effects (a value set twice is told once)."""
+        moved: dict[tuple[int | None, str], list[Any]] = {}
+        for e in effects:
+            p = e["p"]
+            if len(p) == 4 and p[0] == "seats" and p[2] == "c":
+                key: tuple[int | None, str] = (p[1], p[3])
+            elif len(p) == 2 and p[0] == "shared":
+                key = (None, p[1])
+            else:
+                continue
+            first = moved.setdefault(key, [e.get("o"), e.get("n")])
+            first[1] = e.get("n")
+        for (seat, cid), (old, new) in moved.items():
+            if not isinstance(new, int) or old == new or cid not in {**self.data.counters, **self.data.shared}:
+                continue
+            counter = self.data.counter(cid)
+            if counter.hidden:
+                continue
+            who = ctx.name(seat) if seat is not None else SHARED
+            delta = new - (old if isinstance(old, int) else 0)
+            ctx.changes.append(Change(seat, who, cid, dict(counter.names), delta, new))
+            ctx.note("table.counter", name=who, counter=f"@c:{cid}", delta=f"{delta:+d}", value=new)
 
     # -- reading ----------------------------------------------------------------------------
 

@@ -44,13 +44,13 @@ CREATE TABLE IF NOT EXISTS events (
     type     TEXT NOT NULL,
     seat     INTEGER,                -- 0-based seat the event concerns, if any
     ts       REAL NOT NULL,          -- wall-clock time (Unix seconds)
-    source   TEXT NOT NULL,          -- touch | key | scan | script
+    source   TEXT NOT NULL,          -- touch | key | scan | script | phone
     payload  TEXT NOT NULL           -- JSON
 );
 CREATE INDEX IF NOT EXISTS events_by_game ON events (game_id, id);
 """
 
-SOURCES = ("touch", "key", "scan", "script")
+SOURCES = ("touch", "key", "scan", "script", "phone")
 
 
 @dataclass(frozen=True)

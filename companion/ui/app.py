@@ -1,14 +1,16 @@
 """The Kivy app: a window that shows (and, through companion.speech, says) each card laid.
 
-Data flows one way. Readers report TagEvents in their own threads; the app resolves them to
-Scans there too (resolving may wait for the card library) and hands each Scan to the Kivy main
-thread with ``Clock.schedule_once``. Screens only show state; keys send intents (repeat, quit)
-to the app. The card library is loaded in a thread started after the first frame, so the
-window appears at once with "Chargement des cartes…".
+The app is a thin front end over the core runtime (companion/play/): the card library, the
+Session, the scans, the announcer and the voice, the keys. Readers report TagEvents in their own
+threads; the core resolves them to Scans there (waiting for the card library if needed) and the
+app hands each Scan to the Kivy main thread with ``Clock.schedule_once``, where the core keeps
+it and speaks it and the screens show it. The card library is loaded by a background worker
+started after the first frame, so the window appears at once with "Chargement des cartes…".
 
-The game lives in a ``Session`` (companion/ui/session.py) that every screen shares: screens show
-its state and send it intents; it tells them (``on_state``, ``on_result``, ``on_scan``) once the
-engine has written each change to the journal.
+Screens share one Kivy mirror of the core Session (companion/ui/session.py): they show its
+state and send it intents; it tells them (``on_state``, ``on_result``, ``on_scan``) once the
+engine has written each change to the journal. Keys reach the core's key controller through
+one path, the window's ``on_key_down`` (companion/ui/a11y.py).
 
 Adding a screen: write ``companion/ui/screens/<name>.py`` (a ``Screen`` subclass that loads
 ``kv/<name>.kv``; if it defines ``bind_session(session)``, that is called once with the shared
@@ -21,7 +23,6 @@ from __future__ import annotations
 import logging
 import os
 import sys
-import threading
 from dataclasses import dataclass
 from functools import partial
 
@@ -33,15 +34,15 @@ from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
 from companion import i18n, paths
 from companion.cards.library import CardLibrary
 from companion.i18n import t
-from companion.readers.base import Reader, open_readers
+from companion.play.runtime import Runtime
+from companion.play.voice import Voice
+from companion.readers.base import Reader
 from companion.readers.events import TagEvent
-from companion.tags.collection import load_uid_map
-from companion.tags.resolve import Resolver, Scan
+from companion.tags.resolve import Scan
 from companion.ui import fonts
 from companion.ui.screens.card import CardScreen, reader_label
 from companion.ui.session import Session
 from companion.ui.theme import TEXT_SCALE_MAX, TEXT_SCALE_MIN, theme
-from companion.ui.voice import Voice
 from companion.ui.widgets import sizes
 
 log = logging.getLogger(__name__)
@@ -49,7 +50,6 @@ log = logging.getLogger(__name__)
 WINDOW_ENV = "COMPANION_WINDOW"  # "800x480" (default: the Raspberry Pi 7" screen), "1280x800", "fullscreen"
 DEFAULT_WINDOW = (800, 480)
 TEXT_SCALES = ("1.0", "1.25", "1.5", "1.75", "2.0")
-KEY_ESCAPE = 27
 
 
 @dataclass(frozen=True)
@@ -184,30 +184,22 @@ def build_root(session: Session | None = None, start: str = "card") -> Root:
     return root
 
 
-def _one_line(errors: object) -> str:
-    if isinstance(errors, list | tuple):
-        return "; ".join(str(e) for e in errors)
-    return str(errors)
-
-
 class CompanionApp(App):
     use_kivy_settings = False
 
     def __init__(self, reader_path: str | None, library: CardLibrary | None = None,
-                 voice: Voice | None = None, session: Session | None = None, **kwargs) -> None:
+                 voice: Voice | None = None, runtime: Runtime | None = None,
+                 journal_path: str | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.reader_path = reader_path
-        self.library = library if library is not None else CardLibrary()  # loads nothing yet
-        self.voice = voice if voice is not None else Voice(lang=i18n.language())
-        if self.voice.games is None:
-            self.voice.games = self.library.game
-        self.session = session if session is not None else Session(self.library, self.voice)
-        self.session.bind(on_result=self._speak_result)
-        self.readers: list[Reader] = []  # one per seat when readers are bound to seats
-        self.resolver: Resolver | None = None
+        self.runtime = runtime if runtime is not None else Runtime(library, journal_path=journal_path, voice=voice)
+        self.library = self.runtime.library
+        self.voice = self.runtime.voice
+        self.session = Session(self.runtime.session, self.voice)  # the screens' mirror of the core's
+        self.runtime.scans.deliver = lambda scan: Clock.schedule_once(partial(self._show_scan, scan))
+        self.runtime.scans.news = lambda event: Clock.schedule_once(partial(self._reader_news, event))
         self.last_scan: Scan | None = None
         self.first_frame_after: float | None = None  # seconds from process start, when known
-        self._ready = threading.Event()  # set once the card library is loaded (or failed)
         self._started = False
         self._load_errors = ""
         self._reader_notice = ""
@@ -269,32 +261,33 @@ class CompanionApp(App):
         value = self.config.get("display", "language")
         if value in i18n.LANGUAGES:
             i18n.set_language(value)
-            self.voice.lang = value
+            self.runtime.set_language(value)
+
+    @property
+    def readers(self) -> list[Reader]:
+        """The readers running (one per seat when readers are bound to seats)."""
+        return self.runtime.scans.readers
 
     def on_start(self) -> None:
         from kivy.core.window import Window
 
-        Window.bind(on_keyboard=self._on_keyboard)
         Window.bind(on_flip=self._on_first_flip)
-        from companion.ui.keys import install
+        from companion.ui.a11y import install
 
-        # Keys and keypad for every screen, every change and screen said (companion/ui/keys.py).
-        self.a11y = install(self.root, self.session, self.voice, window=Window, lang=self.voice.lang, app=self)
+        # Keys and keypad for every screen through the core's key controller; screens said.
+        self.a11y = install(self.root, self.runtime, window=Window, on_wedge_scan=self._wedge_scan)
 
     def on_stop(self) -> None:
         from kivy.core.window import Window
 
-        Window.unbind(on_keyboard=self._on_keyboard)
         if getattr(self, "a11y", None) is not None:
             self.a11y.detach(Window)
+            self.a11y = None
         self.shutdown()
 
     def shutdown(self) -> None:
-        readers, self.readers = self.readers, []
-        for reader in readers:
-            reader.stop(timeout=1.0)
-        self.voice.close()
         self.session.close()
+        self.runtime.close()
 
     # --- start-up, after the first frame is on screen -----------------------------------
     def _on_first_flip(self, window) -> None:
@@ -309,36 +302,21 @@ class CompanionApp(App):
         if self._started:
             return
         self._started = True
-        threading.Thread(target=self._load_cards, name="card library", daemon=True).start()
+        self.runtime.workers.submit(self._load_cards)
         if not self.reader_path and self.config is not None:
             # No --reader: the readers of the settings (each PATH[@SEAT]), else the simulator.
             self.reader_path = self.config.get("readers", "paths").strip() or "sim"
         if not self.reader_path:
             return
         try:
-            self.readers = open_readers(self.reader_path)
+            self.runtime.scans.open(self.reader_path)
         except ValueError as exc:
             self._notice(t("error.bad_reader", path=str(exc) or self.reader_path))
-            return
-        for reader in self.readers:
-            reader.start(self._on_tag_event)
-            self.session.readers.append(reader)
 
     def _load_cards(self) -> None:
-        errors: dict[str, str] = {}
         # The first start builds the card index (seconds on a Raspberry Pi): say how far it is.
-        self.library.progress = lambda done, total, game: Clock.schedule_once(
-            partial(self._index_progress, done, total, game))
-        try:
-            for game in self.library.games:  # the first call reads the card index
-                self.library.load(game)
-            errors = {g: _one_line(e) for g, e in self.library.errors().items()}
-            self.resolver = Resolver(self.library, load_uid_map())
-        except Exception as exc:  # the window stays useful: tags are then reported as unknown
-            log.exception("loading the cards failed")
-            errors = {"*": f"{type(exc).__name__}: {exc}"}
-        finally:
-            self._ready.set()
+        errors = self.runtime.load_cards(progress=lambda done, total, game: Clock.schedule_once(
+            partial(self._index_progress, done, total, game)))
         Clock.schedule_once(partial(self._cards_loaded, errors))
 
     def _index_progress(self, done: int, total: int, game: str, *_args) -> None:
@@ -355,29 +333,15 @@ class CompanionApp(App):
         if self.root.has_screen("home"):
             self.root.get_screen("home").status = ""
         self.card_screen.show_waiting(loading=False)
-        # The full messages (file, line, reason) go to the log; the card screen keeps its room.
-        for game, detail in errors.items():
-            log.warning("cards of %s unavailable: %s", game, detail)
+        # The full messages (file, line, reason) are in the log; the card screen keeps its room.
         self._load_errors = t("ui.cards_failed", games=", ".join(errors)) if errors else ""
         self._notice(self._reader_notice)
 
-    # --- reader thread ----------------------------------------------------------------
-    def _on_tag_event(self, event: TagEvent) -> None:
-        if event.kind in ("laid", "unreadable"):
-            self._ready.wait()
-            scan = self._resolve(event)
-            Clock.schedule_once(partial(self._show_scan, scan))
-        else:
-            Clock.schedule_once(partial(self._reader_news, event))
-
-    def _resolve(self, event: TagEvent) -> Scan:
-        if self.resolver is not None:
-            try:
-                return self.resolver.resolve(event)
-            except Exception as exc:  # tag contents are untrusted; a bad one is an unknown card
-                log.exception("resolving a tag from %s failed", event.reader)
-                return Scan(event, "unknown", detail=f"{type(exc).__name__}: {exc}")
-        return Scan(event, "unknown", detail=self._load_errors or t("ui.loading"))
+    # --- readers ----------------------------------------------------------------------
+    def _wedge_scan(self, uid: str) -> None:
+        """A card read by a keyboard-wedge reader typing into the window: a tag with a UID and
+        no NDEF, resolved like any other, off the main thread as reader events are."""
+        self.runtime.workers.submit(self.runtime.scans.on_event, TagEvent(kind="laid", reader="wedge", uid=uid))
 
     # --- main thread ----------------------------------------------------------------
     @property
@@ -391,25 +355,23 @@ class CompanionApp(App):
         self.last_scan = scan
         self._notice("")
         self.card_screen.show_scan(scan)
-        self.session.add_scan(scan)
+        self.runtime.lay(scan)  # kept in the game's history and spoken by the core
         self.root.show(self._screen_for(scan))
-        self.voice.scan(scan)
 
     def _screen_for(self, scan: Scan) -> str:
         """Where a scan is seen: the Deck and Enroll screens keep the cards laid on them; an
-        unknown tag opens Enroll; any other card shows on the Card screen."""
+        unknown tag opens Enroll; during a game a card shows over the table when the table can
+        show it (its keys keep acting on the table either way); else on the Card screen."""
         current = self.root.current_screen
         if getattr(current, "takes_scans", False):
             return current.name
         if scan.status == "unknown" and self.root.has_screen("enroll"):
             return "enroll"
+        show_over = getattr(current, "show_card", None)
+        if current.name == "table" and callable(show_over):
+            show_over(scan)
+            return "table"
         return "card"
-
-    def _speak_result(self, _session: Session, result) -> None:
-        """Every answer of the table is said: a refusal with its reason, a change briefly."""
-        lines = result.lines()
-        if lines:
-            self.voice.say(" ".join(lines), priority="change" if result.ok else "error")
 
     def _reader_news(self, event: TagEvent, *_args) -> None:
         if event.kind == "lifted":
@@ -424,21 +386,6 @@ class CompanionApp(App):
         self._reader_notice = text
         if self.root is not None:
             self.card_screen.notice = " · ".join(x for x in (text, self._load_errors) if x)
-
-    def _on_keyboard(self, _window, key: int, _scancode: int, _codepoint: str, modifiers: list[str]) -> bool:
-        if key == ord("q") and "ctrl" in modifiers:
-            self.stop()
-            return True
-        if key == KEY_ESCAPE:
-            # A stray Escape must not close the table in the middle of a game: it goes back one
-            # screen; Ctrl-Q quits.
-            if self.root is None or not self.root.back():
-                self.voice.say(t("ui.quit_hint"), priority="hint")
-            return True
-        if key == ord("r") and not {"ctrl", "alt", "meta"} & set(modifiers):
-            self.voice.repeat()
-            return True
-        return False
 
 
 def seconds_since_process_start() -> float | None:
@@ -468,20 +415,19 @@ def configure_window() -> None:
                 width, height = int(w), int(h)
         Config.set("graphics", "width", str(width))
         Config.set("graphics", "height", str(height))
-    Config.set("kivy", "exit_on_escape", "0")  # Escape goes through the app, which stops the readers
+    Config.set("kivy", "exit_on_escape", "0")  # Escape goes back a screen (the key map); Ctrl-Q quits
     Config.set("input", "mouse", "mouse,multitouch_on_demand")  # no red dots on right click
 
 
-def run_app(reader: str | None) -> int:
-    """The window; ``reader`` is one or more ``PATH[@SEAT]`` (None: the settings' readers)."""
+def run_app(reader: str | None) -> int | None:
+    """The window; ``reader`` is one or more ``PATH[@SEAT]`` (None: the settings' readers).
+    None when no window can be opened here (no GL, no SDL): the caller starts another front end."""
     configure_window()
     from kivy.core.window import Window
 
-    if Window is None:  # no GL, no SDL: the console companion still works
+    if Window is None:
         print(t("ui.no_window"), file=sys.stderr)
-        from companion import console
-
-        return console.main(reader or "sim", speak=True, lang=i18n.language())
+        return None
     app = CompanionApp(reader_path=reader)
     try:
         app.run()

@@ -12,7 +12,7 @@ from typing import Any
 
 from companion.i18n import t
 from companion.table.data import TableData
-from companion.table.engine import Change, Ctx, Intent, Refusal, render
+from companion.table.engine import SHARED, Change, Ctx, Intent, Refusal, render
 
 
 class Rules:
@@ -187,7 +187,7 @@ class Rules:
                quiet: bool = False) -> int:
         """Move one counter within its bounds, or refuse; returns the new value."""
         s = ctx.s
-        who = ctx.name(seat) if seat is not None else t("table.shared")
+        who = ctx.name(seat) if seat is not None else SHARED
         old = self.value(s, seat, cid)
         if mode == "+" and old is None:
             ctx.refuse("table.refuse.unset", name=who, counter=f"@c:{cid}")
@@ -212,7 +212,7 @@ class Rules:
         else:
             s["seats"][seat]["c"][cid] = new
         delta = new - (old or 0)
-        who = ctx.name(seat) if seat is not None else t("table.shared")
+        who = ctx.name(seat) if seat is not None else SHARED
         c = self.data.counter(cid)
         ctx.changes.append(Change(seat, who, cid, dict(c.names), delta, new))
         if not quiet:
@@ -273,14 +273,13 @@ class Rules:
         ctx.note(key, sides=sides, count=count, result=total, rolls=", ".join(map(str, rolls)))
 
     def verb_status(self, ctx: Ctx, intent: Intent) -> None:
-        from companion.i18n import language
-
-        ctx.answer.extend(self.status_lines(ctx.s, language()))
+        state = ctx.s
+        ctx.answer_for = lambda lang: self.status_lines(state, lang)
 
     def verb_timer(self, ctx: Ctx, intent: Intent) -> None:
         clock = ctx.s["clock"]
-        ctx.note("table.timer", turn=_mmss(ctx.now - clock["turn"]), round=_mmss(ctx.now - clock["round"]),
-                 game=_mmss(ctx.now - clock["start"]))
+        ctx.note("table.timer", turn=_secs(ctx.now - clock["turn"]), round=_secs(ctx.now - clock["round"]),
+                 game=_secs(ctx.now - clock["start"]))
 
     def verb_help(self, ctx: Ctx, intent: Intent) -> None:
         ctx.note("table.help")
@@ -295,6 +294,11 @@ class Rules:
             v = s["seats"][seat]["c"][cid]
             parts.append(f"{c.name(lang)} {'?' if v is None else v}")
         return ", ".join(parts)
+
+    def held_marks(self, s: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+        """The marks a seat holds now that are worth saying when undo or redo moves them (the
+        edge, having passed), as notes: a mark present after and not before is said."""
+        return []
 
     def seat_extra(self, s: dict[str, Any], seat: int, lang: str) -> list[str]:
         return []
@@ -357,9 +361,7 @@ class Rules:
         return {}
 
 
-def _mmss(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    h, rest = divmod(seconds, 3600)
-    m, sec = divmod(rest, 60)
-    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+def _secs(seconds: float) -> str:
+    """A duration as a note value: written as a clock on screen, in words for the ear."""
+    return f"@s:{max(0, int(seconds))}"
 

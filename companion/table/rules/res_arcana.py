@@ -215,6 +215,9 @@ class GameRules(Rules):
 
     # -- reading --------------------------------------------------------------------------
 
+    def held_marks(self, s: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+        return [("table.res.passed", {"name": seat["name"]}) for seat in s["seats"] if seat.get("passed")]
+
     def seat_extra(self, s: dict[str, Any], seat: int, lang: str) -> list[str]:
         marks = []
         if s["tile"] == seat:

@@ -214,6 +214,10 @@ class GameRules(Rules):
 
     # -- reading --------------------------------------------------------------------------
 
+    def held_marks(self, s: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+        edge = s.get("edge")
+        return [] if edge is None else [("table.vtes.edge", {"name": s["seats"][edge]["name"]})]
+
     def seat_extra(self, s: dict[str, Any], seat: int, lang: str) -> list[str]:
         marks = []
         if s["edge"] == seat:

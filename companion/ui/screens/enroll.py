@@ -164,13 +164,12 @@ class EnrollScreen(SessionScreen):
 
     def _bind(self, uid: str, card: Card) -> bool:
         try:
+            # The scans see the collection as it is on the disk: the tag is known at its next scan.
             bind_uid(uid, card.ref, note=card.name)
         except Exception as exc:  # a broken collection file is said; nothing is overwritten
             self.notice = t("enroll.bind_failed", detail=str(exc))
             self.say(self.notice, "error")
             return False
-        for resolver in _live_resolvers():
-            resolver.uid_map[uid.upper()] = card.ref
         return True
 
     def write(self) -> None:
@@ -185,25 +184,25 @@ class EnrollScreen(SessionScreen):
             return
         self.busy = True
         self.notice = t("enroll.writing")
-        reader = next((r for r in getattr(self.session, "readers", []) if getattr(r, "path", None) == path), None)
+        runtime = getattr(App.get_running_app(), "runtime", None)
 
         def work() -> None:
-            from companion.tags import writer
-
-            sink = getattr(reader, "_sink", None)
             try:
-                if reader is not None:
-                    reader.stop(timeout=2.0)  # one program at a time on the radio
-                writer.on_reader(path, lambda tag: writer.write_ref(tag, card.ref), timeout=WRITE_TIMEOUT)
+                if runtime is not None:
+                    runtime.scans.write(path, card.ref, timeout=WRITE_TIMEOUT)
+                else:  # a screen shown alone (tests, screenshots): no reader of ours holds the radio
+                    from companion.tags import writer
+
+                    writer.on_reader(path, lambda tag: writer.write_ref(tag, card.ref), timeout=WRITE_TIMEOUT)
                 outcome = ""
             except Exception as exc:  # TagError carries the user's message; anything else too
                 outcome = str(exc) or type(exc).__name__
-            finally:
-                if reader is not None and sink is not None:
-                    reader.start(sink)
             Clock.schedule_once(lambda _dt: self._written(card, outcome))
 
-        threading.Thread(target=work, name="tag write", daemon=True).start()
+        if runtime is not None:
+            runtime.workers.submit(work)
+        else:
+            threading.Thread(target=work, name="tag write", daemon=True).start()
 
     def _written(self, card: Card, error: str) -> None:
         self.busy = False
@@ -330,13 +329,6 @@ class EnrollScreen(SessionScreen):
         self.mode = "idle"
         self.deck_card = ""
         self.notice = t("enroll.deck_stopped", done=self.deck_done, n=self.deck_total)
-
-
-def _live_resolvers() -> list:
-    """The running app's resolver: a tag bound now is known at once, without a restart."""
-    app = App.get_running_app()
-    resolver = getattr(app, "resolver", None) if app is not None else None
-    return [resolver] if resolver is not None and hasattr(resolver, "uid_map") else []
 
 
 def show_card(manager: object, scan: Scan) -> None:

@@ -1,19 +1,18 @@
-"""Keys and the numeric keypad: the key map (keymap.yaml, data), the table cursor, and a small
-focus manager, so that every action of every screen works without the touchscreen.
+"""Keys and the numeric keypad, for every front end: the key map (keymap.yaml, data) and the
+key controller, so that every action works without the touchscreen.
 
 ``KeyMap`` reads keymap.yaml and answers "what does this key do on this screen in this game".
 ``Keys`` is the controller: it takes one key at a time (``press``), keeps what a key sequence
 waits for (the keypad's slash, a digit after B, a value being typed), and resolves actions to
-the session's intents, as table command words (docs/commands.md), so the console and the app
-share one path. Everything here except ``FocusManager`` and ``kivy_key`` is plain Python, tested
-without a window.
+the core Session's intents, as table command words (docs/commands.md). The Kivy window and the
+console both feed it key names: one path. The focus among a screen's widgets is the window's own
+(companion/ui/a11y.py).
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -138,12 +137,19 @@ class KeyMap:
                         n=n, amount=bool(b.get("amount")), n_range=tuple(rng) if rng else None))
             self.screens[sid] = ScreenKeys(sid, entry["name"], entry["shows"], tuple(bindings),
                                            tuple(entry.get("bindings") or []))
+        # A screen shown over the table (the card laid) keeps the table's keys: "inherit: table".
+        self.inherits: dict[str, str] = {sid: e["inherit"] for sid, e in tree["screens"].items() if e.get("inherit")}
 
     # -- looking up -----------------------------------------------------------------------
     def bindings(self, screen: str, game: str | None) -> list[Binding]:
         """The keys live on a screen: its own first, then the global ones, each global binding
         keeping only the key sequences that the screen left free."""
         own = [b for b in self._screen(screen).bindings if b.for_game(game)] if screen != "global" else []
+        parent = self.inherits.get(screen)
+        if parent and game is not None:  # the table's keys, for the game that is on the table
+            taken = {seq for b in own for seq in b.sequences()}
+            own += [b for b in self._screen(parent).bindings
+                    if b.for_game(game) and not taken & set(b.sequences())]
         taken = {seq for b in own for seq in b.sequences()}
         out = list(own)
         for b in self.screens["global"].bindings:
@@ -238,10 +244,10 @@ class KeyMap:
     def markdown(self) -> str:
         """docs/keys.md: one table per screen, keyboard and keypad side by side, fr and en."""
         out = ["# Keys and keypad / Touches et pavé numérique", "",
-               "Generated from `companion/ui/keymap.yaml` by `python -m companion.ui.keys` "
+               "Generated from `companion/play/keymap.yaml` by `python -m companion.play.keys` "
                "(a test checks that this file matches the data). Press **H** on any screen to hear "
                "its keys; with a numeric keypad alone, press **/** twice.", "",
-               "Généré depuis `companion/ui/keymap.yaml`. Appuyez sur **H** pour entendre les touches "
+               "Généré depuis `companion/play/keymap.yaml`. Appuyez sur **H** pour entendre les touches "
                "de l'écran ; au pavé numérique seul, deux fois sur **/**.", "",
                "In the console companion (`python -m companion console --game ...`), type a keypad "
                "sequence then Enter: `*` next phase, `/2` seat 2, `-` minus one, `/73` bleed 3, `7` undo. "
@@ -271,8 +277,9 @@ class KeyMap:
 
 
 @functools.cache
+@functools.cache
 def load_keymap() -> KeyMap:
-    text = resources.files("companion.ui").joinpath("keymap.yaml").read_text(encoding="utf-8")
+    text = resources.files("companion.play").joinpath("keymap.yaml").read_text(encoding="utf-8")
     return KeyMap(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
 
 
@@ -313,7 +320,7 @@ class Keys:
                  lang: str = "fr", focus: Any = None) -> None:
         self.host = host
         self.announcer = announcer
-        self.speaker = speaker  # repeat, stop, spell (a companion.speech Speaker)
+        self.speaker = speaker  # repeat_message, stop, spell: a companion.play.voice.Voice, or None
         self.map = keymap or load_keymap()
         self.lang = _lang(lang)
         self.focus = focus  # a FocusManager for the widgets of the current screen, or None
@@ -474,7 +481,7 @@ class Keys:
 
     def a_repeat(self, _b: Binding) -> None:
         if self.speaker is not None:
-            self.speaker.repeat()
+            self.speaker.repeat_message()
 
     def a_stop(self, _b: Binding) -> None:
         if self.speaker is not None:
@@ -485,8 +492,24 @@ class Keys:
         if card is None or self.speaker is None:
             self.say_prompt("no_card")
             return
+        # The name as the listener knows it, spelt with the letter names of their language.
         names = getattr(card, "names", {}) or {}
-        self.speaker.spell(names.get(self.lang) or card.name, getattr(card, "lang", self.lang))
+        self.speaker.spell(names.get(self.lang) or card.name)
+
+    def reset(self) -> None:
+        """Forget a sequence in progress (a keypad slash, an amount asked, a value being typed):
+        the console calls it at the end of each line, the window when the screen changes."""
+        self.pending = ()
+        self.awaiting = None
+        self.entry = None
+
+    def amount(self, text: str) -> Any:
+        """``+2``, ``-3`` or ``=5`` for the selected counter (the console's short form)."""
+        text = "".join(text.split())
+        if len(text) < 2 or text[0] not in "+-=" or not text[1:].isdigit() or len(text) > 7:
+            return None
+        self.log.append((text, "amount"))
+        return self.command("{counter} {seat} " + text)
 
     def a_read_seat(self, _b: Binding) -> None:
         if not self._need_game():
@@ -656,14 +679,55 @@ def _is_text_key(key: str) -> bool:
     return len(key) == 1 or key in ("spacebar", "backspace")
 
 
-class SessionHost:
-    """The keys' host over the app's Session (companion/ui/session.py): table commands are the
-    session's intents (source "key"); screens are the app root's when there is one."""
+class Navigator(Protocol):
+    """The screens of a front end, as the keys see them (the console has only the table)."""
 
-    def __init__(self, session: Any, root: Any = None, screen: str = "table") -> None:
-        self.session = session
-        self.root = root  # companion.ui.app.Root, or None (the console, tests)
-        self._screen = screen
+    @property
+    def screen(self) -> str: ...
+
+    def go(self, screen: str) -> bool: ...
+
+    def back(self) -> bool: ...
+
+    def quit(self) -> None: ...
+
+    def screen_names(self) -> list[str]: ...
+
+    def show_cursor(self, seat: int | None, counter: str | None) -> None: ...
+
+
+class TableOnly:
+    """The navigator of a front end with one view, the table (the console)."""
+
+    screen = "table"
+
+    def __init__(self, on_quit: Any = None) -> None:
+        self.on_quit = on_quit
+
+    def go(self, screen: str) -> bool:
+        return screen == "table"
+
+    def back(self) -> bool:
+        return False
+
+    def quit(self) -> None:
+        if callable(self.on_quit):
+            self.on_quit()
+
+    def screen_names(self) -> list[str]:
+        return ["table"]
+
+    def show_cursor(self, seat: int | None, counter: str | None) -> None:
+        pass
+
+
+class SessionHost:
+    """The keys' host: table commands are the core Session's intents (source "key"); screens are
+    the front end's navigator's."""
+
+    def __init__(self, session: Any, navigator: Any = None) -> None:
+        self.session = session  # companion.play.session.Session
+        self.navigator = navigator if navigator is not None else TableOnly()
 
     @property
     def game(self) -> Any:
@@ -678,55 +742,30 @@ class SessionHost:
 
     @property
     def screen(self) -> str:
-        return self.root.current if self.root is not None else self._screen
+        return self.navigator.screen
 
     def run(self, words: str) -> Any:
         return self.session.apply(words, source="key")
 
     def go(self, screen: str) -> bool:
-        if self.root is None:
-            self._screen = screen
-            return True
-        if not self.root.has_screen(screen):
-            return False
-        self.root.show(screen)
-        return True
+        return self.navigator.go(screen)
 
     def back(self) -> bool:
-        return self.root is not None and self.root.back()
+        return self.navigator.back()
 
     def quit(self) -> None:
-        from kivy.app import App
-
-        app = App.get_running_app()
-        if app is not None and self.root is not None:
-            app.stop()
+        self.navigator.quit()
 
     def screen_names(self) -> list[str]:
-        if self.root is None:
-            return list(load_keymap().screen_order)
-        return [n for n in load_keymap().screen_order if self.root.has_screen(n)]
+        names = self.navigator.screen_names()
+        return [n for n in load_keymap().screen_order if n in names] or names
 
     def last_card(self) -> Any:
-        scan = getattr(self.session, "last_scan", None)
-        return getattr(scan, "card", None)
+        return self.session.last_card
 
     def show_cursor(self, seat: int | None, counter: str | None) -> None:
-        """Tell the table screen where the keyboard's cursor is, when it can show it."""
-        if self.root is None or not self.root.has_screen("table") or counter is None:
-            return
-        screen = self.root.get_screen("table")
-        show = getattr(screen, "show_cursor", None)
-        if callable(show):
-            show(seat, counter)
-            return
-        box = getattr(screen, "counter_box", None)
-        ring = getattr(self, "ring", None)
-        if callable(box) and callable(ring):
-            try:
-                ring(box(seat, counter))
-            except (KeyError, IndexError):
-                pass  # the screen is still being built
+        if counter is not None:
+            self.navigator.show_cursor(seat, counter)
 
 
 # The keypad's characters as a terminal receives them (NumLock on): a line of them, then Enter.
@@ -743,455 +782,6 @@ def keypad_keys(line: str) -> list[str] | None:
     return [KEYPAD_CHARS[ch] for ch in text]
 
 
-class TableHost:
-    """The keys' host for the console: one game, no screens; results go to ``on_result``."""
 
-    screen = "table"
-
-    def __init__(self, game: Any, parser: Any, on_result: Any) -> None:
-        self._game = game
-        self.parser = parser
-        self.on_result = on_result  # (result) -> None
-        self.card: Any = None  # the last card laid, for spelling
-
-    @property
-    def game(self) -> Any:
-        return self._game
-
-    def run(self, words: str) -> Any:
-        from companion.table.commands import ParseError
-        from companion.table.engine import Intent, Result
-
-        try:
-            intent = self.parser.parse(words)
-        except ParseError as exc:
-            result = Result(False, Intent("refused", text=words), reason=(exc.key, exc.values), data=self._game.data)
-        else:
-            if intent is None:
-                return None
-            intent.source = "key"
-            result = self._game.apply(intent)  # durable in the journal before it is said
-        self.on_result(result)
-        return result
-
-    def go(self, screen: str) -> bool:
-        return screen == "table"
-
-    def screen_names(self) -> list[str]:
-        return ["table"]
-
-    def last_card(self) -> Any:
-        return self.card
-
-
-# ---------------------------------------------------------------------------------------------
-# Focus among a screen's widgets
-
-
-class FocusManager:
-    """Moves a focus through a screen's actionable widgets in reading order (the order the kv file
-    declares them), draws a ring around the focused one, and says its label and value.
-
-    A screen may declare ``focus_order()`` returning its widgets; otherwise buttons, text fields,
-    toggles, sliders and spinners that are visible and enabled are taken in tree order. A widget
-    may give ``a11y_label`` and ``a11y_value`` for what is said."""
-
-    def __init__(self, announcer: Any, screen_getter: Any) -> None:
-        self.announcer = announcer
-        self.screen_getter = screen_getter  # () -> the current Screen widget
-        self.index = -1
-        self._widget: Any = None
-        self._ring: Any = None
-
-    def widgets(self) -> list[Any]:
-        screen = self.screen_getter()
-        if screen is None:
-            return []
-        declared = getattr(screen, "focus_order", None)
-        if callable(declared):
-            return [w for w in declared() if _usable(w)]
-        out: list[Any] = []
-
-        def walk(widget: Any) -> None:
-            if not _visible(widget):
-                return
-            if _actionable(widget):
-                out.append(widget)
-                return  # a button's own labels are not stops of their own
-            for child in reversed(widget.children):  # Kivy keeps children last-added first
-                walk(child)
-
-        walk(screen)
-        return out
-
-    def current(self) -> Any:
-        widgets = self.widgets()
-        return self._widget if self._widget in widgets else None
-
-    def move(self, step: int) -> bool:
-        widgets = self.widgets()
-        if not widgets:
-            self.clear()
-            return False
-        here = widgets.index(self._widget) if self._widget in widgets else (-1 if step > 0 else 0)
-        self.set(widgets[(here + step) % len(widgets)])
-        return True
-
-    def set(self, widget: Any) -> None:
-        self._unring()
-        self._widget = widget
-        self._ring_on(widget)
-        self.speak()
-
-    def clear(self) -> None:
-        self._unring()
-        self._widget = None
-
-    def ring_only(self, widget: Any) -> None:
-        """Show where the table cursor is, without taking the widget focus."""
-        self._unring()
-        self._widget = None
-        self._ring_on(widget)
-
-    def speak(self) -> None:
-        widget = self.current()
-        if widget is None:
-            return
-        label, value = describe_widget(widget)
-        self.announcer.focus(label, value)
-
-    def activate(self) -> bool:
-        widget = self.current()
-        if widget is None:
-            return False
-        from kivy.uix.behaviors import ButtonBehavior, ToggleButtonBehavior
-        from kivy.uix.textinput import TextInput
-
-        if isinstance(widget, TextInput):
-            widget.focus = True
-        elif isinstance(widget, ToggleButtonBehavior):
-            widget._do_press()
-            widget.dispatch("on_release")
-            self.speak()
-        elif isinstance(widget, ButtonBehavior):
-            widget.trigger_action(duration=0)
-        elif hasattr(widget, "active"):  # a CheckBox or Switch
-            widget.active = not widget.active
-            self.speak()
-        else:
-            return False
-        return True
-
-    # -- the ring: a thick line in the accent colour, so low vision sees where the focus is --
-    def _ring_on(self, widget: Any) -> None:
-        from kivy.graphics import Color, InstructionGroup, Line
-
-        from companion.ui.theme import theme
-
-        group = InstructionGroup()
-        group.add(Color(*theme.accent))
-        width = max(3.0, theme.base / 8)
-        line = Line(rectangle=(widget.x - width, widget.y - width, widget.width + 2 * width,
-                               widget.height + 2 * width), width=width)
-        group.add(line)
-
-        def follow(w: Any, *_args: Any) -> None:
-            line.rectangle = (w.x - width, w.y - width, w.width + 2 * width, w.height + 2 * width)
-
-        widget.bind(pos=follow, size=follow)
-        widget.canvas.after.add(group)
-        self._ring = (widget, group, follow)
-
-    def _unring(self) -> None:
-        if self._ring is None:
-            return
-        widget, group, follow = self._ring
-        widget.canvas.after.remove(group)
-        widget.unbind(pos=follow, size=follow)
-        self._ring = None
-
-
-def _visible(widget: Any) -> bool:
-    return getattr(widget, "opacity", 1) > 0 and not getattr(widget, "disabled", False) \
-        and getattr(widget, "width", 1) > 0 and getattr(widget, "height", 1) > 0
-
-
-def _actionable(widget: Any) -> bool:
-    from kivy.uix.behaviors import ButtonBehavior
-    from kivy.uix.textinput import TextInput
-
-    if getattr(widget, "a11y_skip", False):
-        return False
-    if getattr(widget, "a11y_label", None):
-        return True
-    return isinstance(widget, ButtonBehavior | TextInput) or type(widget).__name__ in ("Slider", "Switch", "CheckBox",
-                                                                                       "Spinner")
-
-
-def _usable(widget: Any) -> bool:
-    return widget is not None and widget.parent is not None and _visible(widget)
-
-
-def describe_widget(widget: Any) -> tuple[str, str]:
-    """(label, value) to say for a widget: its own a11y words if it has them, else its word or
-    text without glyphs, said within its counter ("pool, minus") and with its state."""
-    from kivy.uix.behaviors import ToggleButtonBehavior
-
-    from companion.i18n import language
-
-    words = load_keymap()
-    lang = _lang(language())
-    on, off = words.prompt("on", lang), words.prompt("off", lang)
-    label = getattr(widget, "a11y_label", "") or ""
-    value = getattr(widget, "a11y_value", "") or ""
-    kind = type(widget).__name__
-    if not label:
-        if kind == "TextInput":
-            label = widget.hint_text
-        else:
-            label = _plain(str(getattr(widget, "word", "") or "")) or _plain(str(getattr(widget, "text", "") or ""))
-    label = _plain(str(label))
-    if not _has_words(label):
-        glyph = _glyph(str(getattr(widget, "glyph", "") or getattr(widget, "text", "") or ""))
-        label = words.tree["glyphs"][lang].get(glyph, label)
-    # Said within what it belongs to: "pool, minus", "Ann, move down".
-    from kivy.uix.screenmanager import Screen
-
-    owner = _ancestor(widget, lambda w: not isinstance(w, Screen) and isinstance(getattr(w, "name", None), str)
-                      and bool(w.name))
-    if owner is not None and owner.name not in label:
-        label = f"{owner.name}, {label}"
-    if not value:
-        if kind == "TextInput":
-            value = widget.text if widget.text != label else ""
-        elif isinstance(widget, ToggleButtonBehavior):
-            value = on if widget.state == "down" else off
-        elif getattr(widget, "kind", "") == "selected":
-            value = on
-        elif kind in ("Switch", "CheckBox"):
-            value = on if widget.active else off
-        elif kind == "Slider":
-            value = str(int(widget.value))
-    return label, _plain(str(value))
-
-
-def _ancestor(widget: Any, test: Any, depth: int = 6) -> Any:
-    w = getattr(widget, "parent", None)
-    for _ in range(depth):
-        if w is None:
-            return None
-        if test(w):
-            return w
-        w = getattr(w, "parent", None)
-    return None
-
-
-def _glyph(text: str) -> str:
-    import re
-
-    return re.sub(r"\[/?[a-z]+(?:=[^\]]*)?\]", "", text).strip()
-
-
-def _has_words(text: str) -> bool:
-    return any(ch.isalnum() for ch in text)
-
-
-def _plain(text: str) -> str:
-    """Markup and icon glyphs out: the ear only wants the words."""
-    import re
-
-    text = re.sub(r"\[/?[a-z]+(?:=[^\]]*)?\]", "", text)
-    words = [w for w in text.split() if _has_words(w)]
-    return " ".join(words)
-
-
-# ---------------------------------------------------------------------------------------------
-# In the app
-
-
-class SpeechControls:
-    """Repeat, stop and spell for the keys, through the app's Voice (whose speaker is made on
-    first use) or a Speaker given directly."""
-
-    def __init__(self, voice: Any, lang: str) -> None:
-        self.voice = voice
-        self.lang = lang
-
-    def _speaker(self) -> Any:
-        get = getattr(self.voice, "speaker", None)
-        return get() if callable(get) else self.voice
-
-    def say(self, utterances: Any, priority: Any, interrupt: bool) -> None:
-        if hasattr(self.voice, "say_all"):
-            self.voice.say_all(utterances, priority, interrupt)
-        else:
-            self.voice.say(" ".join(u.text for u in utterances), priority.name.lower(), interrupt)
-
-    def repeat(self) -> None:
-        speaker = self._speaker()
-        if speaker is not None:
-            speaker.repeat()
-
-    def stop(self) -> None:
-        speaker = self._speaker()
-        if speaker is not None:
-            speaker.stop()
-
-    def spell(self, name: str, lang: str | None = None) -> None:
-        from companion.speech.phrases import spell_speech
-        from companion.speech.speaker import Priority
-
-        self.say(spell_speech(name, lang or self.lang), Priority.CARD, True)
-
-
-class A11y:
-    """The keys, the announcer and the focus, installed in a running window over the app's root
-    and Session: key presses go to ``Keys``, results and screens are announced."""
-
-    def __init__(self, root: Any, session: Any, voice: Any, lang: str = "fr", app: Any = None) -> None:
-        from companion.ui.announce import Announcer
-
-        self.root = root
-        self.session = session
-        self.lang = _lang(lang)
-        self.controls = SpeechControls(voice, self.lang)
-        self.announcer = Announcer(self.controls.say, self.lang)
-        self.manager = getattr(root, "manager", root)
-        self.focus = FocusManager(self.announcer, lambda: self.manager.current_screen)
-        self.host = SessionHost(session, root)
-        self.host.ring = self.focus.ring_only  # type: ignore[attr-defined]
-        self.keys = Keys(self.host, self.announcer, self.controls, lang=self.lang, focus=self.focus)
-        speak = getattr(app, "_speak_result", None)
-        if callable(speak):
-            session.unbind(on_result=speak)  # said briefly by the announcer instead
-        session.bind(on_result=self._on_result, on_scan=self._on_scan)
-        self.manager.bind(current=self._on_screen)
-        self._scanned = False  # a card was just laid: it is said, not the screen that shows it
-        self.announcer.watch(session.game)
-        from companion.readers.wedge import WedgeRecogniser
-
-        self.app = app
-        self.wedge = WedgeRecogniser()
-        self._held: list[str] = []  # key names held by the wedge recogniser, in order
-        self._flush_event: Any = None
-
-    def attach(self, window: Any) -> None:
-        window.bind(on_key_down=self._on_key_down)
-        self.announce_screen()
-
-    def detach(self, window: Any) -> None:
-        window.unbind(on_key_down=self._on_key_down)
-        self.session.unbind(on_result=self._on_result, on_scan=self._on_scan)
-        self.manager.unbind(current=self._on_screen)
-        self.focus.clear()
-
-    def _on_result(self, session: Any, result: Any) -> None:
-        self.announcer.result(result, session.game)
-
-    def _on_scan(self, *_args: Any) -> None:
-        self._scanned = True
-
-    def _on_screen(self, *_args: Any) -> None:
-        self.focus.clear()
-        self.keys.mode = "cursor"
-        self.keys.pending = ()
-        self.keys.entry = None
-        self.keys.awaiting = None
-        scanned, self._scanned = self._scanned, False
-        if not (scanned and self.manager.current == "card"):
-            self.announce_screen()
-
-    def announce_screen(self) -> None:
-        """A screen says its name and what it shows (the table: whose turn, which phase)."""
-        name = self.manager.current
-        screen = self.manager.current_screen
-        words = self.keys.map
-        summary = ""
-        hook = getattr(screen, "a11y_summary", None)
-        if callable(hook):
-            summary = hook() or ""
-        elif name == "table" and self.session.game is not None:
-            summary = self.announcer.turn_text(self.session.game)
-        elif name == "card":
-            card = self.host.last_card()
-            summary = card.name if card is not None else ""
-        self.announcer.screen(words.screen_name(name, self.lang), words.screen_shows(name, self.lang), summary)
-
-    def typing(self) -> bool:
-        """A text field of the current screen has the keyboard."""
-        from kivy.uix.textinput import TextInput
-
-        screen = self.manager.current_screen
-        return screen is not None and any(isinstance(w, TextInput) and w.focus for w in screen.walk())
-
-    def _on_key_down(self, _window: Any, keycode: int, _scancode: int, codepoint: str | None,
-                     modifiers: list[str]) -> bool:
-        key = key_name(keycode, codepoint, modifiers)
-        typing = self.typing()
-        if not typing and (key == "enter" or (len(key) == 1 and key in HEX_KEYS)):
-            # Maybe a keyboard-wedge reader typing a UID: held until the recogniser knows.
-            self._held.append(key)
-            self._wedge_out(self.wedge.feed(key, time.monotonic()))
-            if self._held and self._flush_event is None:
-                from kivy.clock import Clock
-
-                self._flush_event = Clock.schedule_interval(self._wedge_flush, 0.02)
-            return True
-        self._wedge_out(self.wedge.flush(float("inf")))  # a key of another kind: give back what is held
-        return self._press(key, typing)
-
-    def _press(self, key: str, typing: bool = False) -> bool:
-        try:
-            return self.keys.press(key, typing=typing)
-        except Exception:  # a key must never take the window down
-            log.exception("key %s failed", key)
-            return True
-
-    def _wedge_flush(self, _dt: float) -> bool:
-        self._wedge_out(self.wedge.flush(time.monotonic()))
-        if not self._held:
-            self._flush_event = None
-            return False  # stop the timer until the next held key
-        return True
-
-    def _wedge_out(self, outputs: list) -> None:
-        from companion.readers.wedge import Scanned
-
-        for out in outputs:
-            if isinstance(out, Scanned):
-                del self._held[:len(out.typed) + 1]  # the UID's keys and its Enter
-                self._wedge_scan(out.uid)
-            else:
-                key = self._held.pop(0) if self._held else out.key
-                self._press(key)
-
-    def _wedge_scan(self, uid: str) -> None:
-        """A card read by a keyboard-wedge reader: a tag with a UID and no NDEF, resolved like
-        any other (the collection's UID map), off the main thread as reader events are."""
-        import threading
-
-        from companion.readers.events import TagEvent
-
-        on_tag = getattr(self.app, "_on_tag_event", None)
-        if not callable(on_tag):
-            return
-        event = TagEvent(kind="laid", reader="wedge", uid=uid)
-        threading.Thread(target=on_tag, args=(event,), name="wedge scan", daemon=True).start()
-
-
-def install(root: Any, session: Any, voice: Any, window: Any = None, lang: str | None = None,
-            app: Any = None) -> A11y:
-    """Keys, focus and announcements for a running app (``app.on_start``)."""
-    from companion.i18n import language
-
-    a11y = A11y(root, session, voice, lang or language(), app)
-    if window is None:
-        from kivy.core.window import Window
-
-        window = Window
-    a11y.attach(window)
-    return a11y
-
-
-if __name__ == "__main__":  # python -m companion.ui.keys > docs/keys.md
+if __name__ == "__main__":  # python -m companion.play.keys > docs/keys.md
     print(load_keymap().markdown())

@@ -2,8 +2,11 @@
 table (briefly: who, what, the new value, the seat's name first), every refusal and error, every
 screen that opens, the focused element, and the whole state of a seat or of the table on demand.
 
-Pure logic with no Kivy: an ``Announcer`` turns results, screens and states into utterances and
-hands them to ``say(utterances, priority, interrupt)`` (a ``Speaker.say_all``). The words are data:
+Every front end speaks through one ``Announcer``: a change typed in the console, pressed on the
+keypad, touched on the screen or sent from a phone is said in the same words (signs and numbers
+as words, an undo says what it undid, durations as "dix secondes"). It turns results, screens and
+states into utterances, each with its own language, and hands them to
+``say(utterances, priority, interrupt)`` (``Voice.say_all``). The words are data:
 companion/speech/table_phrases.yaml, phrases.yaml (change_speech) and the game's own names.
 """
 
@@ -19,7 +22,7 @@ from typing import Any
 import yaml
 
 from companion.i18n import t
-from companion.speech.numbers import number_words
+from companion.speech.numbers import duration_words, number_words
 from companion.speech.phrases import Utterance, change_speech, data, for_the_ear
 from companion.speech.speaker import Priority
 
@@ -54,36 +57,44 @@ def ear(text: str, lang: str, game: str = "") -> str:
 
 
 def _resolve(table_data: Any, values: dict[str, Any], lang: str) -> dict[str, Any]:
-    """The values of a note with their game references named (as the engine's ``render``)."""
+    """The values of a note with their game references named (as the engine's ``render``), and
+    durations in words."""
     from companion.table.engine import resolve_values
 
-    return resolve_values(table_data, values, lang)
+    return resolve_values(table_data, values, lang, duration=duration_words)
 
 
-def snapshot(state: dict[str, Any]) -> dict[str, Any]:
-    """The numbers and marks of a state that undo and redo can move, to say what they did."""
+def snapshot(game: Any) -> dict[str, Any]:
+    """The numbers and marks of a game that undo and redo can move, to say what they did."""
+    state = game.state if game is not None else None
     if not state:
         return {}
     counters = {(i, cid): v for i, seat in enumerate(state.get("seats", [])) for cid, v in seat["c"].items()}
     counters.update({(None, cid): v for cid, v in (state.get("shared") or {}).items()})
-    return {"counters": counters, "active": state.get("active"), "phase": state.get("phase"),
-            "round": state.get("round"), "edge": state.get("edge"),
-            "passed": [bool(seat.get("passed")) for seat in state.get("seats", [])]}
+    marks = [(key, tuple(sorted(values.items()))) for key, values in game.rules.held_marks(state)]
+    return {"game": game.id, "counters": counters, "active": state.get("active"), "phase": state.get("phase"),
+            "round": state.get("round"), "marks": marks}
 
 
 class Announcer:
     def __init__(self, say: Say, lang: str = "fr") -> None:
         self.say_to = say
         self.lang = lang
+        # A front end that also writes what is said (the console, for a braille display) gets
+        # every utterance here, but for the results of the table, which it writes itself.
+        self.echo: Callable[[list[str]], None] | None = None
         self._snap: dict[str, Any] = {}
         self.reminders = True  # phase reminders after the phase's name, as a hint
 
     # -- output ---------------------------------------------------------------------------
-    def say(self, texts: str | Sequence[str], priority: Priority = Priority.CHANGE, interrupt: bool = False) -> None:
+    def say(self, texts: str | Sequence[str], priority: Priority = Priority.CHANGE, interrupt: bool = False,
+            echo: bool = True) -> None:
         items = [texts] if isinstance(texts, str) else list(texts)
         utterances = [Utterance(x.strip(), self.lang) for x in items if x and x.strip()]
         if not utterances:
             return
+        if echo and self.echo is not None:
+            self.echo([u.text for u in utterances])
         try:
             self.say_to(utterances, priority, interrupt)
         except Exception:  # a broken voice must never take the game down
@@ -92,29 +103,33 @@ class Announcer:
     # -- the table ------------------------------------------------------------------------
     def watch(self, game: Any) -> None:
         """Remember the state of a game just opened, so that a first undo can say what it did."""
-        self._snap = snapshot(game.state) if game is not None else {}
+        self._snap = snapshot(game)
 
     def result(self, result: Any, game: Any) -> None:
         """A result of ``Game.apply``: its changes said briefly, or its refusal said as an error."""
         lang = self.lang
         if not result.ok:
-            self.refused(result.reason_text(lang))
+            self.say(phrase("refused", lang, reason=ear(result.reason_text(lang), lang)), Priority.ERROR, True,
+                     echo=False)
             return
         texts, hints = self.result_texts(result, game)
         interrupt = getattr(result.intent, "source", "") == "key"
-        self.say(texts, Priority.CHANGE, interrupt)
+        self.say(texts, Priority.CHANGE, interrupt, echo=False)
         if hints:
-            self.say(hints, Priority.HINT)
+            self.say(hints, Priority.HINT, echo=False)
 
     def result_texts(self, result: Any, game: Any) -> tuple[list[str], list[str]]:
         """(what to say now, reminders to say after) for an accepted result."""
         lang = self.lang
         gid = game.data.id if game is not None else ""
-        before, after = self._snap, snapshot(game.state) if game is not None else {}
+        before, after = self._snap, snapshot(game)
+        if before.get("game") != after.get("game"):
+            before = {}  # another game was opened: nothing to compare with
         self._snap = after
         verb = result.intent.verb
-        if result.answer:  # a question (status, help): its lines, as written
-            return [ear(x, lang, gid) for x in result.answer], []
+        answer = result.answer_lines(lang) if hasattr(result, "answer_lines") else result.answer
+        if answer:  # a question (status, help): its lines, as written
+            return [ear(x, lang, gid) for x in answer], []
         if verb in ("undo", "redo"):
             return [self._undo_text(verb, before, after, game)], []
         texts: list[str] = []
@@ -160,9 +175,7 @@ class Announcer:
             spoken = {k: number_words(v, lang) if isinstance(v, int) and not isinstance(v, bool) else v
                       for k, v in resolved.items()}
             return template.format(**spoken) if template else ""
-        from companion.table.engine import render
-
-        return ear(render(table_data, key, values, lang), lang, gid)
+        return ear(t(key, lang, **resolved), lang, gid)
 
     def _undo_text(self, verb: str, before: dict[str, Any], after: dict[str, Any], game: Any) -> str:
         what = self.difference(before, after, game)
@@ -191,11 +204,9 @@ class Announcer:
         elif after["phase"] != before["phase"] and after["phase"] is not None:
             phase = game.data.phases[after["phase"]]
             out.append(self.note_text("table.phase_bare", {"phase": f"@p:{phase.id}"}, game))
-        if after.get("edge") != before.get("edge") and after.get("edge") is not None:
-            out.append(self.note_text("table.vtes.edge", {"name": s["seats"][after["edge"]]["name"]}, game))
-        for i, (was, now) in enumerate(zip(before.get("passed", []), after.get("passed", []), strict=False)):
-            if was != now and now:
-                out.append(self.note_text("table.res.passed", {"name": s["seats"][i]["name"]}, game))
+        for key, values in after.get("marks", []):
+            if (key, values) not in before.get("marks", []):
+                out.append(self.note_text(key, dict(values), game))
         return out
 
     def refused(self, reason: str) -> None:

@@ -1,8 +1,9 @@
-"""The app's one door to companion.speech.
+"""The one door to companion.speech, for every front end.
 
-Speech runs on its own thread, so the window never waits for a voice, and it is imported on
-first use, so a missing or broken speech package leaves the app silent (and says so in the log)
-instead of taking the window down.
+Speech runs on its own thread, so no front end ever waits for a voice, and the speaker is made
+on first use, so a missing or broken voice leaves the companion silent (and says so in the log)
+instead of taking it down. Each utterance keeps its own language: a card's English name is read
+by the English voice inside a French sentence, and a name is spelt with the listener's letters.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from companion.speech.phrases import Utterance
 from companion.tags.resolve import Scan
 
 log = logging.getLogger(__name__)
@@ -22,9 +25,13 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class _Said:
-    text: str
+    utterances: tuple[Utterance, ...]
     priority: str = "change"
     interrupt: bool = False
+
+    @property
+    def text(self) -> str:
+        return " ".join(u.text for u in self.utterances)
 
 
 class Voice:
@@ -104,10 +111,37 @@ class Voice:
         self._submit(scan)
 
     def say(self, text: str, priority: str = "change", interrupt: bool = False) -> None:
-        """Speak a sentence of the table (a change, a refusal, a hint): ``priority`` is a name of
-        companion.speech's Priority (card, error, change, hint)."""
+        """Speak a sentence of the table (a change, a refusal, a hint) in the listener's language:
+        ``priority`` is a name of companion.speech's Priority (card, error, change, hint)."""
         if text.strip():
-            self._submit(_Said(text, priority, interrupt))
+            self._submit(_Said((Utterance(text, self._lang),), priority, interrupt))
+
+    def say_all(self, utterances: Sequence[Utterance], priority: Any = "change", interrupt: bool = False) -> None:
+        """Speak one message made of utterances, each in its own language and voice."""
+        kept = tuple(u for u in utterances if u.text and u.text.strip())
+        if kept:
+            name = priority if isinstance(priority, str) else priority.name.lower()
+            self._submit(_Said(kept, name, interrupt))
+
+    def spell(self, name: str) -> None:
+        """Spell a name letter by letter, with the letter names of the listener's language."""
+        from companion.speech.phrases import spell_speech
+
+        self.say_all(spell_speech(name, self._lang), "card", True)
+
+    def stop(self) -> None:
+        """Silence now: cut what is being said and forget what waits."""
+        speaker = self.speaker()
+        stop = getattr(speaker, "stop", None)
+        if callable(stop):
+            stop()
+
+    def repeat_message(self) -> None:
+        """Say the last message again (a change, a refusal, a card), from its start."""
+        speaker = self.speaker()
+        again = getattr(speaker, "repeat", None)
+        if callable(again):
+            again()
 
     def repeat(self) -> bool:
         """Speak the last card again; False when there is none yet."""
@@ -150,7 +184,7 @@ class Voice:
         if not self.enabled or self._broken:
             return
         if self._thread is None:
-            self._thread = threading.Thread(target=self._work, name="ui speech", daemon=True)
+            self._thread = threading.Thread(target=self._work, name="speech", daemon=True)
             self._thread.start()
         self._handing = True  # before the put, so wait_idle never sees an empty queue too early
         self._queue.put(scan)
@@ -160,7 +194,7 @@ class Voice:
 
         speaker = self.speaker()
         if speaker is not None:
-            speaker.say(said.text, self.lang, Priority[said.priority.upper()], interrupt=said.interrupt)
+            speaker.say_all(said.utterances, Priority[said.priority.upper()], interrupt=said.interrupt)
 
     def _load(self) -> bool:
         if self._speak_scan is None and not self._broken:

@@ -1,0 +1,108 @@
+"""The companion as a front end starts it: one card library, one Session, one voice and its
+announcer, the readers, the keys and the background workers, wired together once.
+
+A front end makes one ``Runtime``, tells it where scans go (its own thread hop), hands each scan
+back to ``lay`` on its own thread, and sends everything else through ``session`` and ``keys``.
+Every answer of the table is said by the one announcer, whichever front end asked.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from companion.i18n import language, t
+from companion.play.announcer import Announcer
+from companion.play.keys import Keys, SessionHost
+from companion.play.scans import Scans
+from companion.play.session import Session
+from companion.play.voice import Voice
+from companion.play.workers import Workers
+from companion.speech.speaker import Priority
+from companion.tags.resolve import Scan
+
+log = logging.getLogger(__name__)
+
+
+class Runtime:
+    def __init__(self, library: Any = None, journal_path: str | Path | None = None, voice: Voice | None = None,
+                 lang: str | None = None, speak: bool = True) -> None:
+        if library is None:
+            from companion.cards.library import CardLibrary
+
+            library = CardLibrary()  # loads nothing until asked
+        self.library = library
+        self.lang = lang or language()
+        self.voice = voice if voice is not None else Voice(lang=self.lang, enabled=speak)
+        if self.voice.games is None:
+            self.voice.games = library.game  # game data already in memory, never read twice
+        self.session = Session(library, journal_path)
+        self.announcer = Announcer(self.voice.say_all, self.lang)
+        self.scans = Scans(library)
+        self.workers = Workers()
+        self.load_errors: dict[str, str] = {}
+        self.session.subscribe("result", self._announce)
+
+    # -- language -------------------------------------------------------------------------
+
+    def set_language(self, lang: str) -> None:
+        """The listener's language for everything said from now on."""
+        self.lang = lang
+        self.voice.lang = lang
+        self.announcer.lang = lang
+
+    # -- cards ----------------------------------------------------------------------------
+
+    def load_cards(self, progress: Callable[[int, int, str], None] | None = None) -> dict[str, str]:
+        """Load every game's cards (blocking: call it from a worker); the problems by game, in one
+        line each. Scans resolve once this has run, whatever happened."""
+        errors: dict[str, str] = {}
+        if progress is not None:
+            self.library.progress = progress
+        try:
+            for game in self.library.games:  # the first call reads (or builds) the card index
+                self.library.load(game)
+            errors = {g: _one_line(e) for g, e in self.library.errors().items()}
+        except Exception as exc:  # the companion stays useful: tags are then reported as unknown
+            log.exception("loading the cards failed")
+            errors = {"*": f"{type(exc).__name__}: {exc}"}
+        finally:
+            self.load_errors = errors
+            detail = t("ui.cards_failed", games=", ".join(errors)) if errors else ""
+            self.scans.library_ready(detail)
+        for game, why in errors.items():
+            log.warning("cards of %s unavailable: %s", game, why)
+        return errors
+
+    def lay(self, scan: Scan) -> None:
+        """A card laid (on the front end's own thread): kept in the game's history and spoken."""
+        self.session.add_scan(scan)
+        self.voice.scan(scan)
+
+    # -- keys -----------------------------------------------------------------------------
+
+    def keys(self, navigator: Any = None, focus: Any = None) -> Keys:
+        """The key controller over this session, for a front end's screens (``navigator``)."""
+        return Keys(SessionHost(self.session, navigator), self.announcer, self.voice, lang=self.lang, focus=focus)
+
+    # -- speech ---------------------------------------------------------------------------
+
+    def _announce(self, result: Any) -> None:
+        self.announcer.result(result, self.session.game)
+
+    def say(self, text: str, priority: Priority = Priority.CHANGE, interrupt: bool = False) -> None:
+        self.announcer.say(text, priority, interrupt)
+
+    def close(self) -> None:
+        self.scans.stop()
+        self.workers.close()
+        self.voice.close()
+        self.session.close()
+
+
+def _one_line(errors: object) -> str:
+    if isinstance(errors, list | tuple):
+        return "; ".join(str(e) for e in errors)
+    return str(errors)

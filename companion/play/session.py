@@ -1,0 +1,248 @@
+"""The game on the table, for every front end: one ``Session`` per running companion.
+
+Front ends only read its state and send it intents (a command line such as ``pool 2 -3``, or an
+``Intent``); nothing else changes the game. ``apply`` returns once the engine has made the event
+durable in the journal, and only then are the observers told, so nothing is shown or spoken
+before it is on the disk. Calls may come from several threads (the window, the phone server):
+they are served one at a time.
+
+Observers (plain callbacks, called in the caller's thread)::
+
+    session.subscribe("state", lambda: ...)          # the game changed (any cause)
+    session.subscribe("result", lambda result: ...)  # every answer, refusals included
+    session.subscribe("scan", lambda scan: ...)      # a card was laid (or an unknown tag)
+    session.subscribe("seat", lambda seat: ...)      # a key or a touch picked a seat (None: the active one)
+
+``state`` fires after a new game, a resume, a closed game and every accepted change; ``result``
+fires for every intent, accepted or refused; a refusal changes nothing and fires no ``state``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from companion import paths
+from companion.i18n import language
+from companion.play.observers import Observers
+from companion.table.engine import Game, Intent, Refusal, Result
+from companion.table.journal import GameRow, Journal, JournalError
+
+log = logging.getLogger(__name__)
+
+SOURCES = ("touch", "key", "scan", "script", "phone")
+SCAN_HISTORY = 100
+
+
+def default_journal_path() -> Path:
+    """The one journal of the user: a game started by any front end resumes in any other."""
+    return paths.data_dir() / "games.sqlite3"
+
+
+def refused(key: str, text: str = "", source: str = "touch", data: Any = None, **values: Any) -> Result:
+    """A Result that refuses with a message key, for what never reached the engine."""
+    return Result(False, Intent("refused", source=_source(source), text=text), reason=(key, values), data=data)
+
+
+def crypt_card_finder(library: Any) -> Callable[[str], tuple[str, int] | None] | None:
+    """A VTES vampire named at the table, found in the session's own card library (never a second
+    library loaded behind its back): (printed name, capacity), typos forgiven."""
+    if library is None:
+        return None
+
+    def find(name: str) -> tuple[str, int] | None:
+        hits = [h.card for h in library.search(name, game="vtes", limit=5) if h.card.extra.get("capacity")]
+        if not hits:
+            return None
+        card = hits[0]
+        return card.extra.get("printed_name") or card.name, int(card.extra["capacity"])
+
+    return find
+
+
+class Session:
+    """The state every front end shares: the game, the seat picked, the cards laid."""
+
+    EVENTS = ("state", "result", "scan", "seat")
+
+    def __init__(self, library: Any = None, journal_path: str | Path | None = None) -> None:
+        self.library = library  # companion.cards.library.CardLibrary, the one of the process
+        self.journal_path = Path(journal_path) if journal_path else default_journal_path()
+        self.game: Game | None = None
+        self.selected_seat: int | None = None  # picked by a key or a touch (0-based); None: the active seat
+        self.scans: deque[Any] = deque(maxlen=SCAN_HISTORY)  # this game's scans, newest last
+        self.last_scan: Any = None
+        self.last_result: Result | None = None
+        self.revision = 0  # +1 at every state change
+        self.observers = Observers(*self.EVENTS)
+        self._journal: Journal | None = None
+        self._lock = threading.RLock()
+
+    def subscribe(self, event: str, fn: Callable[..., Any]) -> Callable[[], None]:
+        return self.observers.subscribe(event, fn)
+
+    # -- the journal ----------------------------------------------------------------------
+
+    @property
+    def journal(self) -> Journal:
+        if self._journal is None:
+            self._journal = Journal(self.journal_path)
+        return self._journal
+
+    def saved_games(self) -> list[GameRow]:
+        """Every game in the journal, the most recently played first; [] if it cannot be read."""
+        try:
+            return self.journal.games()
+        except JournalError:
+            log.exception("the journal %s cannot be read", self.journal_path)
+            return []
+
+    def close(self) -> None:
+        with self._lock:
+            if self._journal is not None:
+                self._journal.close()
+                self._journal = None
+            self.game = None
+
+    # -- intents ----------------------------------------------------------------------------
+
+    def new_game(self, game_id: str, players: list[str], seed: int | None = None,
+                 options: dict[str, Any] | None = None, source: str = "touch") -> Result:
+        """Start a game; the engine draws the first player. Returns the draw's result, or a
+        refusal (bad names, wrong number of seats) that changed nothing."""
+        from companion.table.data import TableDataError
+
+        with self._lock:
+            try:
+                game = Game.new(self.journal, game_id, players, seed=seed, options=options, source=_source(source))
+            except Refusal as r:
+                return self._answer(refused(r.key, source=source, **r.values))
+            except (TableDataError, JournalError) as exc:
+                return self._answer(refused("ui.error", source=source, error=str(exc)))
+            self._set_game(game)
+            return self._answer(game.opening or refused("ui.error", error=""))
+
+    def resume(self, game_id: int, source: str = "touch") -> Result:
+        """Reopen a game of the journal by its number; its state is the replay of its events."""
+        from companion.table.data import TableDataError
+
+        with self._lock:
+            try:
+                game = Game.open(self.journal, int(game_id))
+            except (KeyError, ValueError):
+                return self._answer(refused("ui.no_such_game", source=source, id=game_id))
+            except (TableDataError, JournalError) as exc:
+                return self._answer(refused("ui.error", source=source, error=str(exc)))
+            self._set_game(game)
+            if game.opening is not None:  # it had stopped before its first player was drawn
+                return self._answer(game.opening)
+            return self._answer(Result(True, Intent("resume", source=_source(source)), data=game.data, notes=[
+                ("ui.resumed", {"game": f"@g:{game.data.id}", "players": self.seat_names, "id": game.id})]))
+
+    def apply(self, intent: Intent | str, source: str = "touch") -> Result:
+        """An intent (or a command line, ``pool 2 -3``) for the game on the table."""
+        with self._lock:
+            game = self.game
+            if game is None:
+                return self._answer(refused("ui.no_game", text=intent if isinstance(intent, str) else "",
+                                            source=source))
+            if isinstance(intent, str):
+                text = intent
+                try:
+                    parsed = self.parser(source).parse(text)
+                except Exception as exc:  # a ParseError, or a line the parser could not survive
+                    key, values = _parse_refusal(exc)
+                    return self._answer(refused(key, text=text, source=source, data=game.data, **values))
+                if parsed is None:
+                    return self._answer(refused("ui.empty_command", source=source, data=game.data))
+                intent = parsed
+            intent.source = _source(source)
+            try:
+                result = game.apply(intent)  # durable in the journal before it returns
+            except JournalError as exc:
+                return self._answer(refused("ui.error", source=source, data=game.data, error=str(exc)))
+            if result.ok and result.event is not None:
+                self._changed()
+            return self._answer(result)
+
+    def undo(self, source: str = "touch") -> Result:
+        return self.apply(Intent("undo", args={"count": 1}), source)
+
+    def redo(self, source: str = "touch") -> Result:
+        return self.apply(Intent("redo", args={"count": 1}), source)
+
+    def parser(self, source: str = "key") -> Any:
+        """The command words of the game on the table, with this session's card library."""
+        from companion.table.commands import Parser
+
+        assert self.game is not None
+        return Parser(self.game.data, self.seat_names, source=_source(source),
+                      crypt_card=crypt_card_finder(self.library))
+
+    def add_scan(self, scan: Any) -> None:
+        """A card laid on a reader (already resolved): kept in this game's history."""
+        with self._lock:
+            self.scans.append(scan)
+            self.last_scan = scan
+        self.observers.emit("scan", scan)
+
+    def select_seat(self, seat: int | None) -> None:
+        if seat is not None and (self.game is None or not 0 <= seat < len(self.seat_names)):
+            return
+        changed = seat != self.selected_seat
+        self.selected_seat = seat
+        if changed:
+            self.observers.emit("seat", seat)
+
+    # -- reading ----------------------------------------------------------------------------
+
+    @property
+    def state(self) -> dict[str, Any] | None:
+        return None if self.game is None else self.game.state
+
+    @property
+    def seat_names(self) -> list[str]:
+        return [] if self.game is None else [s["name"] for s in self.game.state["seats"]]
+
+    @property
+    def last_card(self) -> Any:
+        return getattr(self.last_scan, "card", None)
+
+    @property
+    def lang(self) -> str:
+        return language()
+
+    # -- observers ----------------------------------------------------------------------------
+
+    def _set_game(self, game: Game) -> None:
+        self.scans.clear()
+        self.last_scan = None
+        self.selected_seat = None
+        self.game = game
+        self._changed()
+
+    def _changed(self) -> None:
+        self.revision += 1
+        self.observers.emit("state")
+
+    def _answer(self, result: Result) -> Result:
+        self.last_result = result
+        self.observers.emit("result", result)
+        return result
+
+
+def _parse_refusal(exc: Exception) -> tuple[str, dict[str, Any]]:
+    key = getattr(exc, "key", None)
+    if isinstance(key, str):
+        return key, dict(getattr(exc, "values", {}) or {})
+    log.exception("a command line could not be read")
+    return "ui.error", {"error": f"{type(exc).__name__}"}
+
+
+def _source(source: str) -> str:
+    """The journal knows touch, key, scan, script and phone; anything else is a key press."""
+    return source if source in SOURCES else "key"
