@@ -20,6 +20,7 @@ run: setup
 
 test: setup
 	$(BIN)/python -m ruff check companion tests hardware
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
 bench: setup

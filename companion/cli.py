@@ -1,4 +1,5 @@
-"""``python -m companion <command>``: one module per command under ``companion.commands``.
+"""``python -m companion <command>``: one module per command, under ``companion.commands`` or with
+the front end it starts (``run``: companion.launch; ``console``: companion.console).
 
 Each command module has ``configure(parser)`` and ``run(args) -> int``; heavy imports stay
 inside ``run`` so that ``--help`` and start-up stay fast.
@@ -28,8 +29,13 @@ COMMANDS: dict[str, str] = {
 }
 
 
+# The commands that start a front end live with it (or above them all, for ``run``); the others
+# are the CLI's own, under companion.commands.
+FRONT_ENDS: dict[str, str] = {"run": "companion.launch", "console": "companion.console"}
+
+
 def _module(name: str):
-    return importlib.import_module(f"companion.commands.{name.replace('-', '_')}")
+    return importlib.import_module(FRONT_ENDS.get(name) or f"companion.commands.{name.replace('-', '_')}")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

@@ -16,6 +16,7 @@ they saw. A keypad sequence never carries over from one line to the next.
 
 from __future__ import annotations
 
+import argparse
 import json
 import queue
 import sys
@@ -27,22 +28,10 @@ from companion.i18n import language, t
 from companion.play.keys import TableOnly, keypad_keys
 from companion.play.runtime import Runtime
 from companion.readers.events import TagEvent
-from companion.tags.resolve import Scan
+from companion.tags.resolve import Scan, scan_line
 
 _EOF = object()
 QUIT_WORDS = frozenset({"quit", "quitter", "exit", "sortir"})
-
-
-def format_scan(scan: Scan) -> str:
-    if scan.card is not None:
-        card = scan.card
-        head = f"{card.ref}  {card.name}"
-        details = "; ".join(x for x in (", ".join(card.types), card.cost) if x)
-        text = " / ".join(line.strip() for line in card.text.splitlines() if line.strip())
-        return f"{head}  ({details})  {text}" if details else f"{head}  {text}"
-    if scan.status == "unreadable":
-        return t("card.unreadable", detail=scan.detail) + f"  [uid {scan.uid}]"
-    return t("card.unknown", detail=scan.detail) + f"  [uid {scan.uid}]"
 
 
 class Console:
@@ -82,7 +71,7 @@ class Console:
     def handle(self, event: TagEvent | Scan) -> Scan | None:
         """A reader's news, or a card laid (already resolved by the core's scans)."""
         if isinstance(event, Scan):
-            self._print(json.dumps(event.to_json(), ensure_ascii=False) if self.as_json else format_scan(event))
+            self._print(json.dumps(event.to_json(), ensure_ascii=False) if self.as_json else scan_line(event))
             self.runtime.lay(event)
             return event
         if event.kind == "reader-lost":
@@ -203,3 +192,25 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
         if speak and (count is not None or runtime.session.game is not None):
             runtime.voice.wait_idle(timeout=60)  # a scripted run ends after its last words
         runtime.close()
+
+
+# -- the ``console`` command --------------------------------------------------------------------
+
+def configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--reader", action="extend", nargs="+", metavar="PATH[@SEAT]",
+                   help="reader path: sim, usb, tty:S0:pn532, udp:HOST:PORT, pn532:DEV, hub:DEV, wedge:DEV; "
+                        "repeat it for several readers, @SEAT binds one to a seat (default: sim)")
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
+    p.add_argument("--count", type=int, default=None, help="exit after N scans")
+    p.add_argument("--speak", action="store_true", help="also speak each card")
+    p.add_argument("--game", help="run a game too: vtes, ascension, res-arcana, rise or astral")
+    p.add_argument("--players", help='player names in table order, e.g. "Ann,Bob,Cy"')
+    p.add_argument("--seed", type=int, help="seed of the random draws")
+    p.add_argument("--journal", help="SQLite journal (default: the user data directory's games.sqlite3)")
+    p.add_argument("--resume", type=int, metavar="ID", help="go on with a saved game")
+
+
+def run(args: argparse.Namespace) -> int:
+    return main(args.reader or ["sim"], as_json=args.json, count=args.count, speak=args.speak,
+                lang=language(), game=args.game, players=args.players, seed=args.seed,
+                journal=args.journal, resume=args.resume)

@@ -254,3 +254,42 @@ def test_focus_ring_contrast(app, tmp_path, scale):
         assert (hi + 0.05) / (lo + 0.05) >= 7.0
     finally:
         theme.text_scale = 1.0
+
+
+def test_letters_typed_in_a_search_field_are_text_never_commands(window, tmp_path):
+    # The whole app as it starts (CompanionApp: its own key handlers, if any, included), a card
+    # laid, then "rare" typed in the Rules search through the path a keyboard takes (on_key_down,
+    # on_keyboard, on_textinput). R repeats; none of these letters may reach the keys.
+    from companion.play.runtime import Runtime
+    from companion.readers.events import TagEvent
+    from companion.ui.app import CompanionApp
+    from tests.ui_helpers import send_key
+
+    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr")
+    app = CompanionApp(reader_path="sim", runtime=runtime)
+    app.load_config()
+    app.root = app.build()
+    window.add_widget(app.root)
+    app.on_start()
+    try:
+        frames(3)
+        runtime.load_cards()
+        app.show_scan(runtime.scans.resolve(TagEvent("laid", reader="sim", uid="04", ndef=None)))
+        assert runtime.voice.wait_idle(5)
+        app.root.show("rules")
+        frames(3)
+        field = app.root.get_screen("rules").ids.search
+        field.focus = True
+        frames(2)
+        sent, messages = len(runtime.voice.sent), len(runtime.voice.speaker().history)
+        for ch in "rare":
+            send_key(window, ord(ch), ch, [])
+            frames(1)
+        frames(3)
+        assert runtime.voice.wait_idle(5)
+        assert field.text == "rare"
+        assert len(runtime.voice.sent) == sent and len(runtime.voice.speaker().history) == messages
+    finally:
+        app.on_stop()
+        window.remove_widget(app.root)
+        frames(1)

@@ -170,7 +170,7 @@ def test_environment_file_selects_the_kiosk_display_and_a_reader(monkeypatch: py
 
     # The reader reaches the run command as systemd passes it, and the run command picks the window.
     from companion.cli import build_parser
-    from companion.commands.run import display_available
+    from companion.launch import display_available
 
     args = build_parser(only="run").parse_args(["run", "--reader", env["COMPANION_READER"]])
     assert args.reader == ["usb"]

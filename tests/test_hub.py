@@ -21,9 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.readers import hub as hubmod
-from companion.readers.base import open_reader
 from companion.readers.events import TagEvent
 from companion.readers.hub import HubReader, LineBuffer, format_line, parse_line
+from companion.readers.registry import open_reader
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hardware" / "firmware"))
 import hubcore  # noqa: E402  (the firmware's logic, imported from hardware/firmware)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.table.bench import journal_bench
+from companion.benchmarks.journal import journal_bench
 from companion.table.engine import Game, Intent
 from companion.table.journal import Journal, JournalError
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.readers.base import open_reader
 from companion.readers.events import TagEvent
+from companion.readers.registry import open_reader
 from companion.tags import records, writer
 from tests.emulators.ntag21x import KINDS, Ntag21x, ndef_tlv, text_message
 
@@ -278,7 +278,7 @@ def test_no_card_times_out_and_no_reader_is_said(bench: Ntag21x) -> None:
 
 def test_bench_scan_measures_both_emulated_readers() -> None:
     # Budgets are judged by `python -m companion bench scan`, not here: this checks the bench works.
-    from companion.readers.bench import bench_scan
+    from companion.benchmarks.scan import bench_scan
 
     result = bench_scan(scans=5)
     for reader in ("udp", "pn532"):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from companion.readers.base import open_reader
+from companion.readers.registry import open_reader
 
 
 @pytest.mark.parametrize(("path", "backend"), [

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.readers.base import open_readers, parse_reader_spec
+from companion.readers.registry import open_readers, parse_reader_spec
 from tests.emulators.ntag21x import Ntag21x, text_message
 
 pytestmark = pytest.mark.timeout(60)

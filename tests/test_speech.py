@@ -394,7 +394,7 @@ def test_speak_plays_through_the_silent_backend() -> None:
 @needs_espeak
 def test_bench_speech_measures_first_audio() -> None:
     # The 150 ms budget is judged by `python -m companion bench speech`, not by a timed test.
-    from companion.speech.bench import bench_speech
+    from companion.benchmarks.speech import bench_speech
 
     result = bench_speech(runs=5)
     assert "error" not in result, result

@@ -8,11 +8,11 @@ import json
 
 # what → (module, function); each returns a dict with at least "ok".
 BENCHES = {
-    "search": ("companion.bench", "bench_search"),
-    "load": ("companion.bench", "bench_load"),
-    "journal": ("companion.table.bench", "journal_bench"),
-    "scan": ("companion.readers.bench", "bench_scan"),
-    "speech": ("companion.speech.bench", "bench_speech"),
+    "search": ("companion.benchmarks", "bench_search"),
+    "load": ("companion.benchmarks", "bench_load"),
+    "journal": ("companion.benchmarks.journal", "journal_bench"),
+    "scan": ("companion.benchmarks.scan", "bench_scan"),
+    "speech": ("companion.benchmarks.speech", "bench_speech"),
     "startup": ("companion.ui.bench", "bench_startup"),
 }
 

@@ -99,12 +99,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _read(args: argparse.Namespace, library) -> int:
-    from companion.console import format_scan
     from companion.i18n import t
     from companion.readers.events import TagEvent
     from companion.tags import writer
     from companion.tags.collection import load_uid_map
-    from companion.tags.resolve import Resolver
+    from companion.tags.resolve import Resolver, scan_line
 
     info = writer.on_reader(args.reader, writer.inspect, timeout=args.timeout)
     event = TagEvent(kind="laid", reader=args.reader, uid=info.uid, ndef=info.ndef)
@@ -126,7 +125,7 @@ def _read(args: argparse.Namespace, library) -> int:
         lines += [f"  - {r}" for r in info.decoded.records]
         if info.decoded.error:
             lines.append(f"  ! {info.decoded.error}")
-    lines.append(_label("tag.label.card") + format_scan(scan))
+    lines.append(_label("tag.label.card") + scan_line(scan))
     print("\n".join(lines), flush=True)
     return 0
 

@@ -50,3 +50,9 @@ def t(key: str, lang: str | None = None, **values: object) -> str:
         return key
     text = entry.get(lang or _lang) or entry.get("fr") or key
     return text.format(**values) if values else text
+
+
+def t_first(keys: tuple[str, ...], lang: str | None = None, **values: object) -> str:
+    """The first of ``keys`` that the table has (a game's own word before the general one)."""
+    table = _table()
+    return t(next((k for k in keys if k in table), keys[-1]), lang, **values)

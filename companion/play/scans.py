@@ -14,8 +14,9 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from companion.readers.base import Reader, open_readers
+from companion.readers.base import Reader
 from companion.readers.events import TagEvent
+from companion.readers.registry import open_readers
 from companion.readers.simulator import SimulatedReader
 from companion.tags.collection import collection_path, load_uid_map
 from companion.tags.resolve import Resolver, Scan

@@ -93,7 +93,9 @@ class Journal:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # isolation_level=None: we issue BEGIN/COMMIT ourselves, nothing is left pending.
-            self._db = sqlite3.connect(str(self.path), isolation_level=None, timeout=5.0)
+            # The core's Session serves one change at a time from any thread (the window, the phone
+            # server): the connection is shared under its lock, never used by two at once.
+            self._db = sqlite3.connect(str(self.path), isolation_level=None, timeout=5.0, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")  # see the module docstring
             self._db.execute("PRAGMA foreign_keys=ON")

@@ -8,6 +8,7 @@ from typing import Literal
 
 from companion.cards.library import CardLibrary
 from companion.cards.model import Card
+from companion.i18n import t
 from companion.readers.events import TagEvent
 from companion.tags import records
 
@@ -74,3 +75,17 @@ class Resolver:
         else:
             detail = "no card reference on the tag"
         return Scan(event, "unknown", ref=ref, detail=detail)
+
+
+def scan_line(scan: Scan) -> str:
+    """A scan as one line of text: the card's reference, name, types, cost and text, or why no
+    card could be named (the console, ``tag read``)."""
+    if scan.card is not None:
+        card = scan.card
+        head = f"{card.ref}  {card.name}"
+        details = "; ".join(x for x in (", ".join(card.types), card.cost) if x)
+        text = " / ".join(line.strip() for line in card.text.splitlines() if line.strip())
+        return f"{head}  ({details})  {text}" if details else f"{head}  {text}"
+    if scan.status == "unreadable":
+        return t("card.unreadable", detail=scan.detail) + f"  [uid {scan.uid}]"
+    return t("card.unknown", detail=scan.detail) + f"  [uid {scan.uid}]"

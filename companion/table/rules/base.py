@@ -12,7 +12,7 @@ from typing import Any
 
 from companion.i18n import t
 from companion.table.data import TableData
-from companion.table.engine import SHARED, Change, Ctx, Intent, Refusal, render
+from companion.table.model import SHARED, Change, Ctx, Intent, Refusal, render
 
 
 class Rules:

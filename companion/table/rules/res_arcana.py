@@ -12,7 +12,7 @@ from typing import Any
 
 from companion.i18n import t
 from companion.table.data import fold
-from companion.table.engine import Ctx, Intent
+from companion.table.model import Ctx, Intent
 from companion.table.rules.base import Rules
 
 ESSENCES = ("mort", "serenite", "vie", "vigueur", "or")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from companion.i18n import t
-from companion.table.engine import Ctx, Intent
+from companion.table.model import Ctx, Intent
 from companion.table.rules.base import Rules
 
 

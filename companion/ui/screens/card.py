@@ -66,7 +66,7 @@ def card_fields(card: Card, game: GameInfo | None = None, lang: str | None = Non
     if clans:
         rows.append((t("card.clan"), ", ".join(str(c) for c in clans)))
     if card.keywords:
-        label = t("card.disciplines") if card.game == "vtes" else t("card.keywords")
+        label = i18n.t_first((f"card.keywords.{card.game}", "card.keywords"))
         rows.append((label, ", ".join(keyword_names(card, game, lang))))
     return [(label, for_display(value)) for label, value in rows]
 

@@ -31,7 +31,7 @@ DECK_FILES = ("*.txt", "*.dek", "*.lst", "*.yaml", "*.md")
 def counts_line(report: DeckReport, game_info: object, lang: str) -> str:
     """The deck's numbers in words: "Crypte : 12 · Bibliothèque : 40" or per card type."""
     counts = report.counts
-    if report.game == "vtes":
+    if "crypt" in counts:  # a game whose decks have two parts (VTES: crypt and library)
         parts = [t("deck.crypt", n=counts.get("crypt", 0)), t("deck.library", n=counts.get("library", 0))]
         groups = counts.get("groups") or []
         if groups:

@@ -43,7 +43,7 @@ def _measure(reader: Any, lay: Callable[[int], None], lift: Callable[[], None], 
              scans: int, ref: str, what: str) -> dict[str, Any]:
     """Lay ``scans`` cards one after the other on an emulated reader; each sample runs from the
     card's activation (``activations[-1]``, written by the emulator) to the Scan that names it."""
-    from companion.bench import summarize
+    from companion.benchmarks import summarize
     from companion.cards.library import CardLibrary
     from companion.readers.events import TagEvent
     from companion.tags.resolve import Resolver

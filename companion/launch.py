@@ -1,4 +1,5 @@
-"""Start the companion: the Kivy window when a display is there, else the console."""
+"""``python -m companion run``: start the companion, the Kivy window when a display is there,
+else the console. It stands above the front ends (as the CLI does): they never import each other."""
 
 from __future__ import annotations
 
