@@ -36,7 +36,10 @@ def test_games_are_listed_most_recent_first(tmp_path: Path) -> None:
         rows = j.games()
         assert [r.id for r in rows] == [a.id, b.id]
         assert rows[0].game == "rise" and rows[0].players == ["Ann", "Bob"] and rows[0].events == 3
-        assert rows[1].summary.startswith("round 1")
+        from companion.table.engine import summary_text
+
+        assert summary_text(rows[1].game, rows[1].summary, "en").startswith("round 1")
+        assert summary_text(rows[1].game, rows[1].summary, "fr").startswith("manche 1")
 
 
 def test_not_a_journal(tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from companion.i18n import language, t
     from companion.play.session import Session
     from companion.table.data import GAMES
+    from companion.table.engine import summary_text
     from companion.table.journal import JournalError
 
     lang = language()
@@ -53,13 +54,15 @@ def run(args: argparse.Namespace) -> int:
         if args.list:
             rows = journal.games()
             if args.json:
-                print(json.dumps([r.__dict__ for r in rows], ensure_ascii=False), file=out)
+                print(json.dumps([{**r.__dict__, "summary": summary_text(r.game, r.summary, lang)} for r in rows],
+                                 ensure_ascii=False), file=out)
             elif not rows:
                 say(t("table.cli.list_empty"))
             else:
                 say(t("table.cli.games_head"))
                 for r in rows:
-                    say(f"{r.id}\t{r.game}\t{', '.join(r.players)}\t{r.status}\t{r.events}\t{r.summary}")
+                    summary = summary_text(r.game, r.summary, lang)
+                    say(f"{r.id}\t{r.game}\t{', '.join(r.players)}\t{r.status}\t{r.events}\t{summary}")
             return 0
 
         if args.resume is not None:

@@ -10,6 +10,7 @@ replays its journal, and a test checks that replay gives the live state.
 from __future__ import annotations
 
 import copy
+import json
 import secrets
 import time
 from collections.abc import Callable
@@ -158,7 +159,7 @@ class Game:
             payload["undoable"] = True
         status = "over" if work.get("over") else "playing"
         ev = self.journal.append(self.id, etype, payload, seat=intent.seat, source=intent.source,
-                                 ts=ctx.now, status=status, summary=self.rules.summary(work))
+                                 ts=ctx.now, status=status, summary=_summary(self.rules.summary(work)))
         # The event is on the disk: only now does the live state move.
         if etype in ("undo", "redo"):
             fx.apply(self.state, effects)
@@ -237,3 +238,19 @@ class Game:
 
     def events(self) -> list[Event]:
         return self.journal.events(self.id)
+
+
+def _summary(note: tuple[str, dict[str, Any]] | None) -> str:
+    return json.dumps(list(note), ensure_ascii=False, separators=(",", ":")) if note else ""
+
+
+def summary_text(game_id: str, summary: str, lang: str | None = None) -> str:
+    """A game's one-line summary from the journal's listing, in the reader's language (journals
+    written before summaries were language-free hold plain text: shown as it is)."""
+    if not summary.startswith("["):
+        return summary
+    try:
+        key, values = json.loads(summary)
+        return render(load_table(game_id), key, values, lang)
+    except Exception:  # a damaged or foreign summary must not stop a listing
+        return ""

@@ -326,12 +326,14 @@ class Rules:
             lines.append(f"{t('table.shared', lang)} : {', '.join(shared)}")
         return lines
 
-    def summary(self, s: dict[str, Any]) -> str:
+    def summary(self, s: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """The state in one line for listings, as a note (a key and its values: no language)."""
         if s.get("over"):
-            return "winner: " + ", ".join(s["seats"][w]["name"] for w in s["winner"])
+            return "table.summary.over", {"winners": [s["seats"][w]["name"] for w in s["winner"]]}
         if s.get("active") is None:
-            return ""
-        return f"round {s['round']}, {s['seats'][s['active']]['name']}, {self.phase_id(s)}"
+            return None
+        return "table.summary.turn", {"round": s["round"], "name": s["seats"][s["active"]]["name"],
+                                      "phase": f"@p:{self.phase_id(s)}"}
 
     def to_json(self, s: dict[str, Any]) -> dict[str, Any]:
         active = s["active"]
