@@ -15,7 +15,7 @@ import logging
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -32,11 +32,18 @@ LANGS = ("fr", "es")  # the official translations, besides English
 
 
 def krcg_version() -> str:
-    return version("krcg")
+    """krcg's installed version, or "missing" (the library then says VTES could not load)."""
+    try:
+        return version("krcg")
+    except PackageNotFoundError:
+        return "missing"
 
 
 def krcg_major() -> int:
-    return int(krcg_version().split(".")[0])
+    head = krcg_version().split(".")[0]
+    if not head.isdigit():
+        raise ImportError("krcg is not installed: pip install -e . installs it")
+    return int(head)
 
 
 def backend() -> ModuleType:
