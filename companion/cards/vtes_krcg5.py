@@ -108,6 +108,13 @@ def _name(card: Any) -> str:
 _REFERENCE = re.compile(r"\{\d+\|([^}]*)\}")  # krcg 5 marks cards in rulings as {100916|Hidden Lurker}
 
 
+_MARKED = re.compile(r"<([^<>\n]+)>")  # krcg 5 marks card names in texts as <Nefertiti>
+
+
+def _text(text: str) -> str:
+    return _MARKED.sub(r"/\1/", text or "")  # krcg 4's /Nefertiti/, which display and speech know
+
+
 def _discipline(code: str) -> str:
     return "FLIGHT" if code == "fli" else code  # krcg 4's spelling, which the glossary knows
 
@@ -139,9 +146,9 @@ def to_card(c: Any) -> Any:
     kept = {models.NameVariant.Type.LEXICOGRAPHICAL, models.NameVariant.Type.HISTORICAL}
     translated = {tr.name for tr in c.i18n.values()}
     aliases = {c.printed_name, *(v.name for v in c.name_variants if v.type in kept and v.name not in translated)}
-    i18n = {lang.value: {"name": tr.name, "text": tr.text} for lang, tr in c.i18n.items()}
+    i18n = {lang.value: {"name": tr.name, "text": _text(tr.text)} for lang, tr in c.i18n.items()}
     return make_card(
-        id=c.id, name=_name(c), printed=c.printed_name, types=types, text=c.text, crypt=crypt,
+        id=c.id, name=_name(c), printed=c.printed_name, types=types, text=_text(c.text), crypt=crypt,
         capacity=c.capacity if crypt else None, group=_group(c) if crypt else None,
         title=_title(c) if crypt else None, costs=costs, clans=clans, disciplines=disciplines,
         rulings=[_REFERENCE.sub(r"{\1}", r.text) for r in c.rulings], aliases=aliases, i18n=i18n,
