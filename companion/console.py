@@ -233,6 +233,9 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
         return 2
     library = CardLibrary()
     library.games  # noqa: B018 - load the index before the first card, so the first scan is fast
+    problems = library.load_problems(lang)  # a game that did not load is said at start, never silent
+    for problem in problems:
+        print(problem, file=sys.stderr)
     table = None
     if game or resume is not None:
         from companion.table.data import TableDataError
@@ -253,6 +256,8 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
 
         speaker = make_speaker("auto", lang=lang)
         on_scan = speak_scan_callback(lang, speaker=speaker, games=library.game)
+        for problem in problems:
+            speaker.say(problem, lang=lang, priority=Priority.ERROR)
 
         def on_text(text: str) -> None:
             speaker.say(text, lang=lang, priority=Priority.CHANGE)

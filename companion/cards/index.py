@@ -131,6 +131,8 @@ def load(cardmap: Path | None = None, overlay: Path | None = None, rebuild: bool
         if cached is not None:
             return cached, False
     result = catalog_mod.build(cardmap, overlay, progress=progress)
+    if result.transient:
+        return result, True  # not cached: the next start tries krcg again
     try:
         _write(db_path, key, result)
     except (OSError, sqlite3.Error) as exc:  # a read-only cache must not stop the game
