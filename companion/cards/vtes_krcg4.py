@@ -44,6 +44,13 @@ def load(lists: Path | None) -> Any:
         return vtes.VTES
 
 
+def bundled_folder() -> Path:
+    """Where krcg 4 keeps its bundled lists (its top-level ``cards`` package)."""
+    import cards
+
+    return Path(cards.__file__).parent
+
+
 def iter_krcg(cards: Any) -> Iterator[Any]:
     return iter(cards)
 

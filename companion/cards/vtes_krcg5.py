@@ -82,6 +82,13 @@ def load(lists: Path | None) -> Any:
         return cards
 
 
+def bundled_folder() -> Path:
+    """Where krcg 5 keeps its bundled lists (a folder of data inside the package)."""
+    import krcg
+
+    return Path(krcg.__file__).parent / "cards"
+
+
 def iter_krcg(cards: Any) -> Iterator[Any]:
     return cards.cards()
 

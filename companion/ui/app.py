@@ -360,7 +360,7 @@ class CompanionApp(App):
             log.warning("cards of %s unavailable: %s", game, detail)
         self._load_errors = t("ui.cards_failed", games=", ".join(errors)) if errors else ""
         self._notice(self._reader_notice)
-        problems = self.library.load_problems(i18n.language()) if errors and "*" not in errors else list(errors.values())
+        problems = list(errors.values()) if "*" in errors else self.library.load_problems(i18n.language())
         if problems and self.root.has_screen("home"):  # shown and said at start, never silent
             self.root.get_screen("home").status = " ".join(problems)
             self.voice.say(" ".join(problems), priority="error")
