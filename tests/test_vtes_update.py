@@ -149,3 +149,15 @@ def test_no_network_is_a_clear_message(home: Path) -> None:
     refused = _cli(home, "cards", "update", "--mirror", "http://127.0.0.1:9/", "--timeout", "5")
     assert refused.returncode == 1 and "Mise à jour refusée" in refused.stderr, refused.stderr
     assert vtes_update.current() is None
+
+
+def test_stored_lists_krcg_cannot_read_fall_back_to_the_bundled_ones(home: Path, server: str) -> None:
+    vtes_update.update(server)
+    folder = vtes_update.current()
+    assert folder is not None
+    (folder / "vteslib.csv").write_text('"Id","Name"\n"1","broken"\n', encoding="utf-8")
+    vtes.forget()
+    library = CardLibrary()
+    assert len(library.load("vtes")) > 4000 and library.get("vtes:109999") is None
+    (problem,) = library.load_problems("en")
+    assert "loaded only in part" in problem and "cards update" in problem, problem

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
@@ -58,15 +59,17 @@ def backend() -> ModuleType:
 # krcg's own card collection and the source it came from. One at a time: krcg 4 keeps its
 # cards in one global map, so reading other lists replaces the ones read before.
 _loaded: dict[str, Any] = {}
+_lock = threading.RLock()  # the card library and a deck check may ask from two threads at once
 warnings: list[str] = []  # why updated lists were set aside, for the library's load problems
 
 
 def read_lists(lists: Path | None) -> Any:
     """krcg's collection read from ``lists`` (None: krcg's bundled lists); errors propagate."""
-    _loaded.clear()
-    cards = backend().load(lists)
-    _loaded[str(lists or "")] = cards
-    return cards
+    with _lock:
+        _loaded.clear()
+        cards = backend().load(lists)
+        _loaded[str(lists or "")] = cards
+        return cards
 
 
 def load_krcg(lists: Path | None = None, *, use_updates: bool = True) -> Any:
@@ -77,24 +80,26 @@ def load_krcg(lists: Path | None = None, *, use_updates: bool = True) -> Any:
 
         lists = vtes_update.current()
     key = str(lists or "")
-    if key in _loaded:
-        return _loaded[key]
-    if lists is None:
-        return read_lists(None)
-    try:
-        return read_lists(lists)
-    except Exception as exc:  # stored lists this krcg cannot read: the bundled ones still work
-        log.warning("updated VTES lists in %s unreadable: %s", lists, exc)
-        warnings.append(f"{lists}: {type(exc).__name__}: {exc}")
-        cards = read_lists(None)
-        _loaded[key] = cards  # not again in this process
-        return cards
+    with _lock:
+        if key in _loaded:
+            return _loaded[key]
+        if lists is None:
+            return read_lists(None)
+        try:
+            return read_lists(lists)
+        except Exception as exc:  # stored lists this krcg cannot read: the bundled ones still work
+            log.warning("updated VTES lists in %s unreadable: %s", lists, exc)
+            warnings.append(f"{lists}: {type(exc).__name__}: {exc}")
+            cards = read_lists(None)
+            _loaded[key] = cards  # not again in this process
+            return cards
 
 
 def forget() -> None:
     """Read the lists again on next use (after ``cards update`` swapped them)."""
-    _loaded.clear()
-    warnings.clear()
+    with _lock:
+        _loaded.clear()
+        warnings.clear()
 
 
 def make_card(*, id: int | str, name: str, printed: str, types: list[str], text: str, crypt: bool,
