@@ -5,7 +5,8 @@ project's own .venv).
 Which part, and why: the card library and VTES through both krcg lines (3.11 gets krcg 4,
 3.12+ krcg 5), card updates, decks, search, game data, table rules and journal, speech phrases
 and real espeak-ng. Left out: the Kivy window, reader emulators and console tests, which do
-not depend on the krcg line and take most of the suite's time (the main suite runs them).
+not depend on the krcg line and take most of the suite's time (the main suite runs them; tests
+marked ``ui`` in the files above are deselected for the same reason).
 
 Interpreters are found on PATH and under pyenv (``pyenv root``); a missing one is skipped with
 a line saying so, never downloaded. Each version keeps its venv in ``.nox/`` and reinstalls
@@ -91,5 +92,5 @@ def matrix(session: nox.Session) -> None:
         stamp.write_text(key)
     session.run("python", "-c", "import sys, krcg, importlib.metadata as m; "
                 "print(f'Python {sys.version.split()[0]}, krcg', m.version('krcg'))")
-    session.run("python", "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", *TESTS,
-                *session.posargs)
+    session.run("python", "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-m", "not ui",
+                *TESTS, *session.posargs)

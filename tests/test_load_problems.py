@@ -3,6 +3,7 @@
 made on purpose: krcg made unimportable (as a wrong krcg line on a new Python was), a broken
 game.yaml."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -71,3 +72,47 @@ def test_the_console_says_it_at_start(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120,
                           stdin=subprocess.DEVNULL)
     assert "n'a pas pu être chargé : krcg" in done.stderr and "ModuleNotFoundError" in done.stderr, done.stderr
+
+
+APP_WITHOUT_KRCG = BLOCK_KRCG + """
+import json, time
+from pathlib import Path
+from companion.ui.app import run_app
+from kivy.app import App
+from kivy.clock import Clock
+
+out, started, report = Path(sys.argv[1]), time.monotonic(), {}
+
+def probe(_dt):
+    app = App.get_running_app()
+    if app is None or app.root is None:
+        return
+    home = app.root.get_screen("home")
+    if time.monotonic() - started > 60:
+        report["timeout"] = True
+    elif not (app._ready.is_set() and "krcg" in home.status and app.voice.wait_idle(0.0)):
+        return
+    speaker = app.voice.speaker()
+    report["status"] = home.status
+    report["spoken"] = [" ".join(u.text for u in said) for said in (speaker.history if speaker else [])]
+    app.stop()
+
+Clock.schedule_interval(probe, 0.1)
+run_app("sim")
+out.write_text(json.dumps(report, ensure_ascii=False))
+"""
+
+
+@pytest.mark.ui
+@pytest.mark.timeout(180)
+def test_the_app_home_shows_and_says_it_at_start(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "COMPANION_HOME": str(tmp_path / "home"), "COMPANION_SPEECH": "silent",
+           "SDL_VIDEODRIVER": "offscreen", "KIVY_NO_ARGS": "1", "PYTHONPATH": str(root)}
+    out = tmp_path / "report.json"
+    done = subprocess.run([sys.executable, "-c", APP_WITHOUT_KRCG, str(out)], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=150)
+    report = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
+    assert not report.get("timeout") and report.get("status"), (report, done.stderr[-2000:])
+    assert "n'a pas pu être chargé : krcg" in report["status"] and "ModuleNotFoundError" in report["status"]
+    assert any("n'a pas pu être chargé" in said for said in report["spoken"]), report["spoken"]
