@@ -28,6 +28,7 @@ from companion.i18n import language, t
 from companion.play.keys import TableOnly, keypad_keys
 from companion.play.runtime import Runtime
 from companion.readers.events import TagEvent
+from companion.speech.speaker import Priority
 from companion.tags.resolve import Scan, scan_line
 
 _EOF = object()
@@ -169,6 +170,10 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
         runtime.close()
         return 2
     runtime.load_cards()  # before the first card, so that the first scan is fast
+    # A game that did not load is said at start, never silent.
+    for problem in runtime.library.load_problems(lang):
+        print(problem, file=sys.stderr)
+        runtime.say(problem, Priority.ERROR)
     try:
         if game or resume is not None:
             session = runtime.session

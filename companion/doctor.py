@@ -207,6 +207,7 @@ class Probes:
     is_root: Callable[[], bool] = lambda: os.geteuid() == 0
     pi_model: Callable[[], str] = _pi_model
     serial0: Path = Path("/dev/serial0")
+    card_problems: Callable[[], list[tuple[str, str]]] = lambda: _card_problems()
 
 
 # --- the checks ------------------------------------------------------------------------------------------------
@@ -255,8 +256,31 @@ def diagnose(probes: Probes | None = None) -> Report:
 
     _check_serial(probes, root, report)
     _check_raspberry_pi(probes, report)
+    _check_card_data(probes, report)
     report.notes.append(t("doctor.wedge"))
     return report
+
+
+def _card_problems() -> list[tuple[str, str]]:
+    """(game, sentence) for each game whose data did not load, from the card library."""
+    from companion.cards.library import CardLibrary
+
+    library = CardLibrary()
+    sentences = library.load_problems()
+    return list(zip(library.errors(), sentences, strict=True))
+
+
+def _check_card_data(probes: Probes, report: Report) -> None:
+    try:
+        problems = probes.card_problems()
+    except Exception as exc:  # the library itself failed: that is the problem to report
+        problems = [("*", f"{type(exc).__name__}: {exc}")]
+    for game, sentence in problems:
+        fix = ""
+        if "krcg" in sentence:
+            root = Path(__file__).resolve().parents[1]
+            fix = t("doctor.cards_fix_krcg", python=sys.executable, root=str(root))
+        report.problems.append(Problem(f"cards-{game}", sentence, fix))
 
 
 def _check_nfcpy_usb(probes: Probes, usb: list[UsbDevice], report: Report) -> None:

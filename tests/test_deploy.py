@@ -487,7 +487,7 @@ def test_readme_covers_the_steps_people_need() -> None:
     readme = (DEPLOY / "README.md").read_text()
     for needed in ("sudo deploy/install.sh", "--dry-run", "--uninstall", "sudo reboot", "journalctl -u table-companion",
                    "enable_uart=1", "do_serial_cons", "dialout", "HSU", "tty:S0:pn532", "tty:AMA0:pn532",
-                   "git pull", "Bookworm"):
+                   "git pull", "Bookworm", "Trixie", "aarch64"):
         assert needed in readme, needed
 
 

@@ -282,7 +282,7 @@ def test_player_counts() -> None:
 @pytest.mark.timeout(120)
 def test_vtes_glossary_covers_krcg_disciplines_and_clans() -> None:
     """Every discipline abbreviation and clan on a krcg card can be looked up."""
-    from companion.cards.vtes import load_krcg
+    from companion.cards.vtes import iter_cards
 
     known: set[str] = set()
     kinds: dict[str, str] = {}
@@ -291,9 +291,9 @@ def test_vtes_glossary_covers_krcg_disciplines_and_clans() -> None:
             known.add(s)
             kinds.setdefault(s, g["kind"])
     discs, clans = set(), set()
-    for card in load_krcg():
-        discs.update(d.lower() for d in card.disciplines or [])
-        clans.update(card.clans or [])
+    for card in iter_cards():  # krcg 4 or 5, through the adapter
+        discs.update(d.lower() for d in card.extra["disciplines"])
+        clans.update(card.extra["clans"])
     missing = sorted(d for d in discs if d not in known)
     assert not missing, f"disciplines without an entry: {missing}"
     missing = sorted(c for c in clans if fold(c) not in known)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from companion.cards import vtes
 from companion.cards.library import CardLibrary
 from companion.readers.events import TagEvent
 from companion.speech import (
@@ -38,6 +39,7 @@ from companion.tags.resolve import Scan
 pytestmark = pytest.mark.timeout(60)
 
 ESPEAK = shutil.which("espeak-ng")
+OFFICIAL_FRENCH = vtes.krcg_major() >= 5  # krcg 5 (Python 3.12+) ships the official French texts
 needs_espeak = pytest.mark.skipif(ESPEAK is None, reason="espeak-ng is not installed (deploy/system-packages.sh)")
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -337,7 +339,10 @@ def test_speak_scan_callback(library) -> None:
     on_scan(Scan(TagEvent("unreadable", "sim", uid="04"), "unreadable", detail="CRC"))
     assert speaker.wait_idle(5)
     texts = backend.texts()
-    assert texts[:2] == ["Govern the Unaligned.", "Action. Coûte un sang."]
+    if OFFICIAL_FRENCH:
+        assert texts[0].startswith("Diriger les indécis. Action. Coûte un sang. Domination")
+    else:
+        assert texts[:2] == ["Govern the Unaligned.", "Action. Coûte un sang."]
     assert texts[-2].startswith("Je ne connais pas cette carte")
     assert texts[-1].startswith("Je n'ai pas pu lire l'étiquette")
     assert on_scan.speaker() is speaker
@@ -359,12 +364,16 @@ def test_speak_wav_end_to_end(tmp_path) -> None:
     # COMPANION_SPEECH=silent (the test suite's) keeps the speakers quiet, not the files unwritten.
     result = _run("speak", "vtes:100845", "--wav", str(out), "--print", env_extra={"COMPANION_SPEECH": "silent"})
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == [
+    assert result.stdout.splitlines() == ([
+        "[fr] Diriger les indécis. Action. Coûte un sang. Domination, niveau inférieur : Action dirigée "
+        ": Mordre à plus deux en morsure. Domination, niveau supérieur : Action à plus un en discrétion. Ajou"
+        "ter trois points de sang à un vampire plus jeune dans votre région incontrôlée.",
+    ] if OFFICIAL_FRENCH else [
         "[en] Govern the Unaligned.",
         "[fr] Action. Coûte un sang.",
         "[en] Inferior Dominate: Directed action: Bleed with plus two bleed. Superior Dominate: plus one stealth "
         "action. Add three blood to a younger vampire in your uncontrolled region.",
-    ]
+    ])
     assert str(out) in result.stderr
     _check_sound(out, 6, 40)
     en = tmp_path / "govern-en.wav"
@@ -386,7 +395,8 @@ def test_speak_unknown_card_exits_2_with_a_clear_message() -> None:
 def test_speak_plays_through_the_silent_backend() -> None:
     result = _run("speak", "vtes:100845", "--verbosity", "short", "--print", "--backend", "silent")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == ["[en] Govern the Unaligned.", "[fr] Coûte un sang."]
+    assert result.stdout.splitlines() == (["[fr] Diriger les indécis. Coûte un sang."] if OFFICIAL_FRENCH
+                                          else ["[en] Govern the Unaligned.", "[fr] Coûte un sang."])
     result = _run("speak", "vtes:100845", "--backend", "silent", "--wav", "/tmp/never-written.wav")
     assert result.returncode == 1 and "--backend espeak" in result.stderr
 

@@ -11,7 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from companion.cards import vtes as _vtes
 from tests.ui_helpers import Pixels, measured_contrast, read_png, run_app_process, widget_box
+
+# krcg 5 (Python 3.12+) ships Govern the Unaligned's official French text: a French screen shows it.
+OFFICIAL_FRENCH = _vtes.krcg_major() >= 5
+GOVERN_SHOWN = "Diriger les indécis" if OFFICIAL_FRENCH else "Govern the Unaligned"
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(90)]
 
@@ -119,14 +124,14 @@ def test_card_screen_shows_the_scanned_card(stage, resolver, tmp_path):
     path, pixels = stage.shot(tmp_path, "card-800x480")
 
     ids = stage.screen.ids
-    assert ids.title_label.text == "Govern the Unaligned"
+    assert ids.title_label.text == GOVERN_SHOWN
     assert ids.title_label.texture_size[0] > 300  # drawn, and large
     assert ids.title_label.font_size >= 2 * ids.text_label.font_size * 0.9
     assert ids.title_label.font_name == "AtkinsonHyperlegible" == theme.font_name
     assert ("Type", "Action") in stage.screen.fields
     assert ("Coût", "1 sang") in stage.screen.fields  # VTES costs in the UI language
     assert ("Disciplines", "Dominate") in stage.screen.fields  # by name, not "dom"
-    assert "Bleed with +2 bleed" in ids.text_label.text
+    assert ("Mordre à +2 en morsure" if OFFICIAL_FRENCH else "Bleed with +2 bleed") in ids.text_label.text
     assert "(D)" in ids.text_label.text and "Ⓓ" not in ids.text_label.text  # no glyph in the font
     assert "You do not reveal the target vampire" in ids.rulings_label.text
     assert stage.screen.where == "Lecteur : simulateur · Place 2"
@@ -253,12 +258,12 @@ def test_whole_app_shows_speaks_repeats_and_quits(window, tmp_path):
     assert report["after_escape"] == "home"  # the screen shown before the card
     assert report["window"] == [800, 480]
     assert report["window_title"] == "Compagnon de table"
-    assert report["title"] == "Govern the Unaligned" and report["mode"] == "card"
+    assert report["title"] == GOVERN_SHOWN and report["mode"] == "card"
     assert report["where"] == "Lecteur : simulateur"
     # Spoken through companion.speech (silent backend): once when laid, once more for R (the
     # Home screen also said its name when it opened: companion/ui/keys.py).
     spoken = [s for s in report["spoken"] if not s.startswith("Écran ")]
-    assert len(spoken) == 2 and all("Govern the Unaligned" in s for s in spoken)
+    assert len(spoken) == 2 and all(GOVERN_SHOWN in s for s in spoken)
     assert report["first_frame_after"] is not None and report["first_frame_after"] < 3.0
     pixels = read_png(report["screenshot"])
     assert (pixels.width, pixels.height) == (800, 480)

@@ -9,7 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from companion.cards import vtes as _vtes
 from tests.ui_helpers import read_png
+
+# krcg 5 (Python 3.12+) ships Govern the Unaligned's official French text: a French screen shows it.
+OFFICIAL_FRENCH = _vtes.krcg_major() >= 5
+GOVERN_SHOWN = "Diriger les indécis" if OFFICIAL_FRENCH else "Govern the Unaligned"
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
 
@@ -132,7 +137,7 @@ def test_each_screen_renders_whole_at(size, window, demo, tmp_path):
     assert deck.summary.startswith("Crypte : 3 · Bibliothèque : 7"), deck.summary
     assert not any("Error" in p for p in deck.report.problems), deck.report.problems  # checks never race
     card = demo.root.get_screen("card")
-    assert card.title == "Govern the Unaligned" and ("Coût", "1 sang") in card.fields
+    assert card.title == GOVERN_SHOWN and ("Coût", "1 sang") in card.fields
     assert "Dominate" in card.keywords or "Domination" in card.keywords  # "dom" explained from the glossary
     assert [s.card.name for s in card.history][:2] == ["Govern the Unaligned", "Anson (G1)"]
 
@@ -218,7 +223,7 @@ def test_unknown_tag_is_picked_bound_and_then_known(window, demo):
     enroll.ids.bind_button.dispatch("on_release")
     frames()
     assert enroll.mode == "done"
-    assert demo.root.current == "card" and demo.root.get_screen("card").title == "Govern the Unaligned"
+    assert demo.root.current == "card" and demo.root.get_screen("card").title == GOVERN_SHOWN
     assert load_uid_map()[uid] == "vtes:100845"
     assert uid in collection_path().read_text(encoding="utf-8")
     again = laid(uid=uid)  # the same tag laid again: the real resolver over the collection file

@@ -37,6 +37,7 @@ class Catalog:
     games: dict[str, GameInfo] = field(default_factory=dict)
     cards: dict[str, dict[str, Card]] = field(default_factory=dict)  # game → id → card
     errors: dict[str, list[str]] = field(default_factory=dict)  # game → messages
+    transient: bool = False  # a failure that may pass (krcg unreadable): not worth caching
 
     def error(self, game: str, message: str) -> None:
         self.errors.setdefault(game, []).append(message)
@@ -82,13 +83,24 @@ def build(cardmap: Path | None = None, overlay: Path | None = None, with_vtes: b
                 from companion.cards import vtes
 
                 cards.update({c.id: c for c in vtes.iter_cards()})
-            except Exception as exc:  # krcg missing or its data unreadable
-                catalog.error("vtes", f"krcg: {type(exc).__name__}: {exc}")
+                for warning in vtes.warnings:  # updated lists set aside: the bundled ones are in use
+                    catalog.error("vtes", f"cards update: {warning}")
+                if not cards:
+                    raise LookupError("krcg gave no card")
+            except Exception as exc:  # krcg missing, of an unknown line, or its data unreadable
+                catalog.error("vtes", f"krcg {vtes_version()}: {type(exc).__name__}: {exc}")
+                catalog.transient = True
         catalog.cards[game.id] = cards
     if overlay.is_dir():
         for path in sorted(overlay.glob("*.yaml")):
             _load_overlay(catalog, path)
     return catalog
+
+
+def vtes_version() -> str:
+    from companion.cards.vtes import krcg_version
+
+    return krcg_version()
 
 
 def _shown(path: Path, root: Path) -> str:

@@ -6,8 +6,6 @@ games use a plain ``3 Name`` / ``3x Name`` list, one card per line, ``#`` for co
 
 from __future__ import annotations
 
-import io
-import logging
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -38,19 +36,6 @@ class DeckReport:
         }
 
 
-class _Collect(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.lines: list[tuple[int, str]] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        line = getattr(record, "line", None)
-        message = record.getMessage()
-        match = re.search(r'failed to parse "(.*)"', message)
-        if match and line is not None:
-            self.lines.append((int(line), match.group(1)))
-
-
 def check(game: str, text: str, library: CardLibrary) -> DeckReport:
     info = library.game(game)
     rules = (info.deck.get("rules") if info else None) or {}
@@ -62,37 +47,26 @@ def check(game: str, text: str, library: CardLibrary) -> DeckReport:
 
 
 def _check_vtes(text: str, library: CardLibrary, rules: dict[str, Any]) -> DeckReport:
-    from krcg import deck as krcg_deck
+    from companion.cards import vtes
 
-    from companion.cards.vtes import load_krcg
-
-    load_krcg()
     report = DeckReport("vtes")
-    collector = _Collect()
-    logger = logging.getLogger("krcg")
-    logger.addHandler(collector)
-    propagate, logger.propagate = logger.propagate, False  # krcg's warnings become our report
-    try:
-        parsed = krcg_deck.Deck.from_txt(io.StringIO(text))
-    finally:
-        logger.removeHandler(collector)
-        logger.propagate = propagate
+    parsed = vtes.parse_deck(text)
     # krcg's own line numbers depend on how it split the preface off: find the line ourselves.
     file_lines = [raw.strip() for raw in text.splitlines()]
-    for line, content in collector.lines:
+    for line, content in parsed.failed:
         wanted = content.strip()
         number = next((i for i, raw in enumerate(file_lines, 1) if raw == wanted), line)
         report.unreadable.append((number, wanted, "unknown card or unreadable line"))
-    crypt: list[tuple[Any, int]] = list(parsed.cards(lambda c: c.crypt))
-    library_cards: list[tuple[Any, int]] = list(parsed.cards(lambda c: c.library))
-    for kc, n in crypt + library_cards:
-        card = library.get(f"vtes:{kc.id}")
+    crypt = [(e, e.count) for e in parsed.entries if e.crypt]
+    library_cards = [(e, e.count) for e in parsed.entries if not e.crypt]
+    for entry, _ in crypt + library_cards:
+        card = library.get(f"vtes:{entry.id}")
         if card is not None:
-            report.cards.append((card, n))
+            report.cards.append((card, entry.count))
     crypt_count = sum(n for _, n in crypt)
     library_count = sum(n for _, n in library_cards)
     report.counts = {"crypt": crypt_count, "library": library_count}
-    groups = sorted({int(c.group) for c, _ in crypt if str(c.group).isdigit()})
+    groups = sorted({int(e.group) for e, _ in crypt if e.group.isdigit()})
     report.counts["groups"] = groups  # type: ignore[assignment]
     crypt_min = rules.get("crypt_min", 12)
     lib_min, lib_max = rules.get("library_min", 40), rules.get("library_max", 90)
@@ -103,9 +77,9 @@ def _check_vtes(text: str, library: CardLibrary, rules: dict[str, Any]) -> DeckR
     span = rules.get("max_group_span", 2)
     if groups and groups[-1] - groups[0] >= span:
         report.problems.append(t("deck.group_span", groups=", ".join(map(str, groups)), span=span))
-    for kc, _ in crypt + library_cards:
-        if getattr(kc, "banned", None):
-            report.problems.append(t("deck.banned", name=kc.name, since=kc.banned))
+    for entry in parsed.entries:
+        if entry.banned:
+            report.problems.append(t("deck.banned", name=entry.name, since=entry.banned))
     return report
 
 

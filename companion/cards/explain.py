@@ -4,7 +4,7 @@ Card screen and the full spoken verbosity)."""
 from __future__ import annotations
 
 from companion.cards.gamedata import GameInfo, GlossaryEntry
-from companion.cards.model import Card
+from companion.cards.model import Card, localized
 from companion.cards.search import normalize
 
 
@@ -85,6 +85,7 @@ def card_lines(card: Card, game: GameInfo | None, lang: str = "fr") -> list[str]
     """The whole card as text lines, for a terminal or a screen reader."""
     from companion.i18n import t
 
+    card = localized(card, lang)
     lines = [f"{card.name}  [{card.ref}]"]
     other = [n for lg, n in card.names.items() if n != card.name]
     if other:

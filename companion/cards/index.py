@@ -1,27 +1,34 @@
 """The compiled card index: the catalog stored in SQLite in the user cache directory, so that a
 warm start reads one file instead of parsing YAML and krcg's CSV lists.
 
-It is rebuilt only when a source file (cardmap, overlay) changes or krcg's version changes: the
-key is a hash of their paths, sizes and modification times, plus the index format version.
+It is rebuilt only when a source file (cardmap, overlay, VTES lists from ``cards update``) changes
+or krcg's version changes: the key is a hash of their paths, sizes and modification times, plus
+the index format version and krcg's version.
+
+Stored as JSON, never pickle: reading the cache must not be able to run code, whoever wrote the
+file. Cards are rows (one list per card, fields in ``Card`` order), which keeps a warm start fast.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
 import os
-import pickle
 import sqlite3
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from companion import paths
 from companion.cards import catalog as catalog_mod
 from companion.cards.catalog import Catalog
+from companion.cards.gamedata import GameInfo
+from companion.cards.model import Card
 
 log = logging.getLogger(__name__)
-FORMAT = 5  # bump when the stored shape of Card/GameInfo changes
+FORMAT = 6  # bump when the stored shape of Card/GameInfo changes
 
 
 def index_path() -> Path:
@@ -29,10 +36,15 @@ def index_path() -> Path:
 
 
 def source_key(cardmap: Path, overlay: Path) -> str:
+    from companion.cards import vtes_update
     from companion.cards.vtes import krcg_version
 
     h = hashlib.sha256(f"format {FORMAT}; krcg {krcg_version()}".encode())
-    for path in catalog_mod.source_files(cardmap, overlay):
+    lists = vtes_update.current()
+    files = catalog_mod.source_files(cardmap, overlay)
+    if lists is not None:
+        files += sorted(p for p in lists.iterdir() if p.is_file())
+    for path in files:
         st = path.stat()
         h.update(f"\n{path}|{st.st_size}|{st.st_mtime_ns}".encode())
     return h.hexdigest()
@@ -47,18 +59,36 @@ def _read(db_path: Path, key: str) -> Catalog | None:
             if not row or row[0] != key:
                 return None
             result = Catalog()
-            # Pickle of our own frozen dataclasses, written by us into our own cache: several
-            # times faster to load than JSON, which is what keeps a warm start under budget.
             for game_id, blob in db.execute("SELECT game, data FROM games"):
-                result.games[game_id] = pickle.loads(blob)
+                result.games[game_id] = GameInfo.from_json(json.loads(blob))
             for game_id, blob in db.execute("SELECT game, data FROM cards"):
-                result.cards[game_id] = pickle.loads(blob)
+                result.cards[game_id] = {row[1]: _card(row) for row in json.loads(blob)}
             for game_id, message in db.execute("SELECT game, message FROM errors ORDER BY rowid"):
                 result.error(game_id, message)
             return result
-    except (sqlite3.Error, pickle.UnpicklingError, EOFError, AttributeError, TypeError) as exc:
+    except (sqlite3.Error, ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
         log.warning("card index %s unreadable (%s): rebuilding", db_path, exc)
         return None
+
+
+_FIELDS = tuple(f.name for f in dataclasses.fields(Card))
+_TUPLES = tuple(i for i, f in enumerate(dataclasses.fields(Card)) if str(f.type).startswith("tuple"))
+
+
+def _row(card: Card) -> list[Any]:
+    return [getattr(card, name) for name in _FIELDS]
+
+
+def _card(row: list[Any]) -> Card:
+    if len(row) != len(_FIELDS):
+        raise ValueError(f"a card row of {len(row)} fields, not {len(_FIELDS)}")
+    for i in _TUPLES:
+        row[i] = tuple(row[i])
+    # What pickle did: fill the frozen dataclass's fields without running its __init__ (4,000
+    # cards on every start); the values are plain JSON data checked by the row's length.
+    card = object.__new__(Card)
+    card.__dict__.update(zip(_FIELDS, row, strict=True))
+    return card
 
 
 def _write(db_path: Path, key: str, result: Catalog) -> None:
@@ -75,9 +105,10 @@ def _write(db_path: Path, key: str, result: Catalog) -> None:
             db.execute("INSERT INTO meta VALUES ('summary', ?)", (json.dumps(
                 {g: len(c) for g, c in result.cards.items()}),))
             db.executemany("INSERT INTO games VALUES (?, ?)",
-                           [(g, pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL)) for g, v in result.games.items()])
+                           [(g, json.dumps(v.to_json(), ensure_ascii=False)) for g, v in result.games.items()])
             db.executemany("INSERT INTO cards VALUES (?, ?)",
-                           [(g, pickle.dumps(c, protocol=pickle.HIGHEST_PROTOCOL)) for g, c in result.cards.items()])
+                           [(g, json.dumps([_row(card) for card in c.values()], ensure_ascii=False))
+                            for g, c in result.cards.items()])
             db.executemany("INSERT INTO errors VALUES (?, ?)",
                            [(g, m) for g, msgs in result.errors.items() for m in msgs])
         db.close()
@@ -100,6 +131,8 @@ def load(cardmap: Path | None = None, overlay: Path | None = None, rebuild: bool
         if cached is not None:
             return cached, False
     result = catalog_mod.build(cardmap, overlay, progress=progress)
+    if result.transient:
+        return result, True  # not cached: the next start tries krcg again
     try:
         _write(db_path, key, result)
     except (OSError, sqlite3.Error) as exc:  # a read-only cache must not stop the game

@@ -56,6 +56,23 @@ class CardLibrary:
     def errors(self) -> dict[str, list[str]]:
         return dict(self.catalog.errors)
 
+    def load_problems(self, lang: str | None = None) -> list[str]:
+        """One sentence per game whose data did not load, or loaded only in part, and why: what
+        the Home screen, the console and ``doctor`` say at start (never a silent empty game)."""
+        from companion.i18n import t
+
+        problems = []
+        for game_id, messages in self.errors().items():
+            info = self.game(game_id)
+            name = info.name(lang or "fr") if info is not None else game_id
+            reason = messages[0].splitlines()[0] if messages else ""
+            if len(reason) > 200:
+                reason = reason[:199] + "…"
+            more = t("cards.load_more", lang=lang, n=len(messages) - 1) if len(messages) > 1 else ""
+            key = "cards.load_partial" if self.load(game_id) else "cards.load_failed"
+            problems.append(t(key, lang=lang, game=name, reason=reason, more=more))
+        return problems
+
     def load(self, game: str) -> dict[str, Card]:
         return self.catalog.cards.get(game, {})
 

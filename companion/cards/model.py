@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 GAMES = ("vtes", "ascension", "res-arcana", "rise", "astral")
@@ -57,3 +57,15 @@ class Card:
             "confirmed": self.confirmed,
             "extra": self.extra,
         }
+
+
+def localized(card: Card, lang: str) -> Card:
+    """The card as a reader of ``lang`` should see and hear it: its official translation of name
+    and text when there is one (VTES in French or Spanish), else the card unchanged. Rulings
+    keep their own language, named in ``extra["rulings_lang"]``."""
+    extra = card.extra if isinstance(card.extra, dict) else {}
+    translation = (extra.get("i18n") or {}).get(lang)
+    if not translation or card.lang == lang:
+        return card
+    return replace(card, name=translation["name"], text=translation["text"], lang=lang,
+                   extra={**extra, "rulings_lang": card.lang})

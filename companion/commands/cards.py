@@ -1,4 +1,4 @@
-"""``python -m companion cards search|show|stats|validate|add``."""
+"""``python -m companion cards search|show|stats|validate|add|update``."""
 
 from __future__ import annotations
 
@@ -27,6 +27,12 @@ def configure(p: argparse.ArgumentParser) -> None:
     s = sub.add_parser("validate", help="check a cardmap folder (default: the shipped one and your own cards)")
     s.add_argument("dir", nargs="?")
     s.add_argument("--json", action="store_true")
+    s = sub.add_parser("update", help="fetch the current official VTES lists and their French and Spanish "
+                                      "translations, check them, use them from now on")
+    s.add_argument("--mirror", metavar="URL", help="fetch every file from this base URL instead of the official sites")
+    s.add_argument("--revert", action="store_true", help="forget the fetched lists: back to krcg's bundled ones")
+    s.add_argument("--timeout", type=float, default=60.0, help="seconds per file (default 60)")
+    s.add_argument("--json", action="store_true")
     s = sub.add_parser("add", help="add one of your own cards (asks for what is missing)")
     s.add_argument("--game", required=True)
     s.add_argument("--id")
@@ -53,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
     action = args.action
     if action == "validate":
         return _validate(args)
+    if action == "update":
+        return _update(args)
     library = CardLibrary()
     if action == "search":
         return _search(args, library)
@@ -118,7 +126,33 @@ def _stats(args, library) -> int:
     for game, errors in library.errors().items():
         data.setdefault(game, {})["errors"] = errors
         lines.extend(f"! {e}" for e in errors)
+    from companion.cards import vtes, vtes_update
+
+    lists = vtes_update.info()
+    data["vtes_lists"] = {"krcg": vtes.krcg_version(), "updated": lists}
+    lines.append(f"vtes lists: krcg {vtes.krcg_version()}, "
+                 + (f"updated {lists.get('fetched')} ({lists.get('source')})" if lists else "bundled"))
     _out(args, data, lines)
+    return 0
+
+
+def _update(args) -> int:
+    from companion.cards import vtes_update
+    from companion.i18n import t
+
+    if args.revert:
+        had = vtes_update.revert()
+        _out(args, {"reverted": had}, [t("cards.update.reverted" if had else "cards.update.nothing")])
+        return 0
+    print(t("cards.update.fetching"), file=sys.stderr)
+    try:
+        result = vtes_update.update(args.mirror, timeout=args.timeout)
+    except vtes_update.UpdateError as exc:
+        print(t("cards.update.failed", reason=str(exc)), file=sys.stderr)
+        return 1
+    lines = [t("cards.update.done", cards=result.cards, added=result.added, changed=result.changed,
+               fr=result.translated.get("fr", 0), es=result.translated.get("es", 0))]
+    _out(args, result.to_json(), lines)
     return 0
 
 

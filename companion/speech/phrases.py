@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from companion.cards.model import Card, localized
 from companion.speech.lexicon import data
 from companion.speech.numbers import number_words, signed_words
 
@@ -293,6 +294,8 @@ def card_speech(card: Any, verbosity: str = "normal", lang: str = "fr",
     given, returns a keyword's definition in ``lang`` instead.
     """
     lang = _lang(lang)
+    if isinstance(card, Card):
+        card = localized(card, lang)  # the official translation when there is one, said in its voice
     verbosity = verbosity if verbosity in VERBOSITIES else "normal"
     card_lang = _lang(getattr(card, "lang", "fr"))
     phrases = data(lang)["card"]
@@ -359,11 +362,12 @@ def _full_extras(card: Any, lang: str, card_lang: str, definitions: list[tuple[s
         for term, definition in definitions:
             spoken = for_the_ear(definition, lang, card.game)
             out.append(Utterance(phrases["keyword"].format(term=term, definition=spoken), lang))
-    rulings = [for_the_ear(r, card_lang, card.game) for r in getattr(card, "rulings", ())]
+    rulings_lang = _lang((getattr(card, "extra", {}) or {}).get("rulings_lang") or card_lang)
+    rulings = [for_the_ear(r, rulings_lang, card.game) for r in getattr(card, "rulings", ())]
     rulings = [r for r in rulings if r]
     if rulings:
         out.append(Utterance(phrases["rulings"], lang))
-        out += [Utterance(r, card_lang) for r in rulings]
+        out += [Utterance(r, rulings_lang) for r in rulings]
     return out
 
 

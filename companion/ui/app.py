@@ -336,6 +336,10 @@ class CompanionApp(App):
         # The full messages (file, line, reason) are in the log; the card screen keeps its room.
         self._load_errors = t("ui.cards_failed", games=", ".join(errors)) if errors else ""
         self._notice(self._reader_notice)
+        problems = list(errors.values()) if "*" in errors else self.library.load_problems(i18n.language())
+        if problems and self.root.has_screen("home"):  # shown and said at start, never silent
+            self.root.get_screen("home").status = " ".join(problems)
+            self.voice.say(" ".join(problems), priority="error")
 
     # --- readers ----------------------------------------------------------------------
     def _wedge_scan(self, uid: str) -> None:

@@ -17,7 +17,7 @@ from kivy.utils import escape_markup
 from companion import i18n
 from companion.cards.explain import cost_display, keyword_entries, keyword_names, type_names
 from companion.cards.gamedata import GameInfo
-from companion.cards.model import Card
+from companion.cards.model import Card, localized
 from companion.i18n import t
 from companion.tags.resolve import Scan
 from companion.ui.fonts import for_display
@@ -90,7 +90,7 @@ def scan_view(scan: Scan, game: GameInfo | None = None) -> CardView:
         where += " · " + t("ui.seat", seat=scan.seat)
     tag = t("card.tag", uid=scan.uid) if scan.uid else ""
     if scan.card is not None:
-        card = scan.card
+        card = localized(scan.card, i18n.language())  # VTES: the official French text when there is one
         rulings = ""
         if card.rulings:
             items = "\n".join(f"•  {escape_markup(for_display(r))}" for r in card.rulings)

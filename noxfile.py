@@ -1,0 +1,96 @@
+"""The Python matrix of ``make test``: the suite's Python-sensitive part under every other
+supported Python found on this machine (3.11 to 3.13; the main suite already ran under the
+project's own .venv).
+
+Which part, and why: the card library and VTES through both krcg lines (3.11 gets krcg 4,
+3.12+ krcg 5), card updates, decks, search, game data, table rules and journal, speech phrases
+and real espeak-ng. Left out: the Kivy window, reader emulators and console tests, which do
+not depend on the krcg line and take most of the suite's time (the main suite runs them; tests
+marked ``ui`` in the files above are deselected for the same reason).
+
+Interpreters are found on PATH and under pyenv (``pyenv root``); a missing one is skipped with
+a line saying so, never downloaded. Each version keeps its venv in ``.nox/`` and reinstalls
+only when pyproject.toml changes, so a second run starts in seconds.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nox
+
+VERSIONS = ("3.11", "3.12", "3.13")
+MAIN = f"{sys.version_info.major}.{sys.version_info.minor}"  # nox runs in the project's .venv
+TESTS = [
+    "tests/test_vtes_krcg.py", "tests/test_vtes_update.py", "tests/test_load_problems.py",
+    "tests/test_cards_loader.py", "tests/test_card_data.py", "tests/test_cards_cli.py", "tests/test_search.py",
+    "tests/test_decks.py", "tests/test_game_data.py", "tests/test_i18n.py",
+    "tests/test_table_rules.py", "tests/test_table_games.py", "tests/test_journal.py",
+    "tests/test_phrases.py", "tests/test_speech.py",
+]
+
+nox.options.download_python = "never"
+nox.options.reuse_venv = "yes"
+nox.options.error_on_missing_interpreters = False
+nox.options.sessions = ["matrix"]
+
+
+def _pyenv_root() -> Path | None:
+    exe = shutil.which("pyenv")
+    if exe:
+        try:
+            out = subprocess.run([exe, "root"], capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+            return Path(out) if out else None
+        except (OSError, subprocess.SubprocessError):
+            pass
+    env = os.environ.get("PYENV_ROOT")
+    return Path(env) if env else None
+
+
+def find(version: str) -> str | None:
+    """An interpreter of ``version``: on PATH (not a pyenv shim, which may not run it), else the
+    newest of pyenv's builds."""
+    exe = shutil.which(f"python{version}")
+    if exe and "/shims/" not in exe:
+        return exe
+    root = _pyenv_root()
+    if root is not None:
+        builds = sorted(glob.glob(str(root / "versions" / f"{version}.*" / "bin" / f"python{version}")),
+                        key=lambda p: [int(x) for x in Path(p).parts[-3].split(".") if x.isdigit()])
+        if builds:
+            return builds[-1]
+    return None
+
+
+OTHERS = [v for v in VERSIONS if v != MAIN]
+FOUND = {v: find(v) for v in OTHERS}
+for _version, _exe in FOUND.items():
+    if _exe is None:
+        print(f"nox matrix: Python {_version} not found on PATH nor under pyenv: skipped", file=sys.stderr)
+PYTHONS = [v for v, exe in FOUND.items() if exe]
+# nox finds "3.12" as python3.12 on PATH: put the builds found first (a pyenv shim would refuse).
+os.environ["PATH"] = os.pathsep.join([*(str(Path(exe).parent) for exe in FOUND.values() if exe),
+                                      os.environ.get("PATH", "")])
+
+
+@nox.session(python=PYTHONS or False)
+def matrix(session: nox.Session) -> None:
+    """The representative part of the suite under one other Python."""
+    if not PYTHONS:
+        session.skip("no other Python 3.11-3.13 on this machine: the matrix has nothing to run")
+    stamp = Path(session.virtualenv.location) / ".installed"
+    key = hashlib.sha256(Path("pyproject.toml").read_bytes()).hexdigest()
+    if not stamp.exists() or stamp.read_text() != key:
+        session.install("-q", "--upgrade", "pip")
+        session.install("-q", "-e", ".[dev]")
+        stamp.write_text(key)
+    session.run("python", "-c", "import sys, krcg, importlib.metadata as m; "
+                "print(f'Python {sys.version.split()[0]}, krcg', m.version('krcg'))")
+    session.run("python", "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-m", "not ui",
+                *TESTS, *session.posargs)
