@@ -23,13 +23,14 @@ from typing import Any
 
 from companion.cards.model import Card
 
+# The card shape and deck lines both krcg lines share, named here where their callers find them.
+from companion.cards.vtes_common import CRYPT_TYPES, LANGS, DeckEntry, make_card  # noqa: F401
+
 # krcg 4 reads these at import time: force its offline mode before the first import.
 os.environ.setdefault("LOCAL_CARDS", "1")
 os.environ.setdefault("NO_TRANSLATIONS", "1")
 
 log = logging.getLogger(__name__)
-CRYPT_TYPES = {"Vampire", "Imbued"}
-LANGS = ("fr", "es")  # the official translations, besides English
 
 
 def krcg_version() -> str:
@@ -76,9 +77,9 @@ def load_krcg(lists: Path | None = None, *, use_updates: bool = True) -> Any:
     """krcg's card collection: from ``lists`` (a folder of official CSVs) when given, else from
     the user's updated lists when ``cards update`` stored some, else from krcg's own files."""
     if lists is None and use_updates:
-        from companion.cards import vtes_update
+        from companion.cards.vtes_common import current
 
-        lists = vtes_update.current()
+        lists = current()
     key = str(lists or "")
     with _lock:
         if key in _loaded:
@@ -102,53 +103,6 @@ def forget() -> None:
         warnings.clear()
 
 
-def make_card(*, id: int | str, name: str, printed: str, types: list[str], text: str, crypt: bool,
-              capacity: int | None = None, group: str | None = None, title: str | None = None,
-              costs: dict[str, Any] | None = None, clans: list[str] | None = None,
-              disciplines: list[str] | None = None, rulings: list[str] | None = None,
-              aliases: set[str] | None = None, i18n: dict[str, dict[str, str]] | None = None) -> Card:
-    """The one shape of a VTES card, whichever krcg line read it."""
-    extra: dict[str, Any] = {}
-    if crypt:
-        extra.update(capacity=capacity, group=group, title=title)
-    for key, value in (costs or {}).items():
-        if value not in (None, ""):
-            extra[f"{key}_cost"] = str(value)
-    extra["clans"] = list(clans or [])
-    extra["disciplines"] = list(disciplines or [])
-    extra["crypt"] = crypt
-    extra["printed_name"] = printed  # "Anson", not "Anson (G1)"
-    names = {"en": name}
-    translations: dict[str, dict[str, str]] = {}
-    for lang, tr in sorted((i18n or {}).items()):
-        if lang in LANGS and tr.get("name") and tr.get("text"):
-            # A vampire keeps its group in every language: "Anson (G1)".
-            suffix = name[len(printed):] if name.startswith(printed) else ""
-            translations[lang] = {"name": tr["name"] + suffix, "text": tr["text"]}
-            names[lang] = tr["name"] + suffix
-    if translations:
-        extra["i18n"] = translations
-    cost = ""
-    if crypt:
-        cost = f"capacity {capacity}" if capacity else ""
-    else:
-        cost = ", ".join(f"{v} {k}" for k, v in (costs or {}).items() if v not in (None, ""))
-    return Card(
-        game="vtes",
-        id=str(id),
-        name=name,
-        types=tuple(types),
-        cost=cost,
-        text=text or "",
-        lang="en",
-        names=names,
-        aliases=tuple(sorted((aliases or set()) - {name, *names.values()})),
-        keywords=tuple(extra["disciplines"]),
-        rulings=tuple(rulings or ()),
-        extra=extra,
-    )
-
-
 def iter_cards(lists: Path | None = None) -> Iterator[Card]:
     yield from cards_of(load_krcg(lists))
 
@@ -157,18 +111,6 @@ def cards_of(collection: Any) -> Iterator[Card]:
     module = backend()
     for c in module.iter_krcg(collection):
         yield module.to_card(c)
-
-
-@dataclass(frozen=True)
-class DeckEntry:
-    """One line of a parsed VTES deck, whichever krcg line parsed it."""
-
-    id: str
-    count: int
-    crypt: bool
-    name: str
-    group: str = ""  # "1"…"7" or "ANY" for crypt cards
-    banned: str = ""  # the date it was banned, ISO, or ""
 
 
 @dataclass

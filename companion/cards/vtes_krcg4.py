@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from companion.cards.vtes import CRYPT_TYPES, DeckEntry, make_card
+from companion.cards.vtes_common import CRYPT_TYPES, DeckEntry, make_card
 
 _lock = threading.Lock()  # krcg 4 keeps one global card map and reads module-level switches
 
@@ -24,7 +24,7 @@ def load(lists: Path | None) -> Any:
         if lists is None:
             vtes.VTES.load_from_vekn()
             return vtes.VTES
-        from companion.cards.vtes_update import FILES, TRANSLATIONS
+        from companion.cards.vtes_common import FILES, TRANSLATIONS
 
         cardmap = vtes.VTES._cards
         # krcg 4 fetches with urllib, which reads file: URLs: point its loader at the folder.

@@ -24,11 +24,8 @@ from typing import Any
 
 import yaml
 
-from companion import paths
+from companion.cards.vtes_common import FILES, POINTER, TRANSLATIONS, current, root  # noqa: F401 - named for callers
 
-FILES = ("vtessets.csv", "vtescrypt.csv", "vteslib.csv", "vtesbundles.csv")
-TRANSLATIONS = {"fr-FR": "vtescsv_utf8.fr-FR.zip", "es-ES": "vtescsv_utf8.es-ES.zip"}
-POINTER = "current"
 MAX_BYTES = 64 * 1024 * 1024  # the lists are a few MB: anything far bigger is not them
 KEEP_SHARE = 0.98  # new lists must still hold this share of the cards known today
 WITNESS = "100845"  # Govern the Unaligned: in every list since 1994
@@ -49,24 +46,6 @@ class UpdateResult:
     def to_json(self) -> dict[str, Any]:
         return {"folder": str(self.folder), "cards": self.cards, "translated": self.translated,
                 "added": self.added, "changed": self.changed}
-
-
-def root() -> Path:
-    """Where the updated lists live (created by the first update only)."""
-    return paths.cache_dir() / "vtes-lists"
-
-
-def current() -> Path | None:
-    """The folder of updated lists in use, or None (krcg's bundled lists)."""
-    pointer = root() / POINTER
-    try:
-        name = pointer.read_text(encoding="utf-8").strip()
-    except OSError:
-        return None
-    folder = root() / name
-    if not name or "/" in name or not all((folder / f).is_file() for f in (*FILES, *TRANSLATIONS.values())):
-        return None
-    return folder
 
 
 def info() -> dict[str, Any] | None:
