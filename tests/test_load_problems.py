@@ -90,7 +90,7 @@ def probe(_dt):
     home = app.root.get_screen("home")
     if time.monotonic() - started > 60:
         report["timeout"] = True
-    elif not (app._ready.is_set() and "krcg" in home.status and app.voice.wait_idle(0.0)):
+    elif not (app.runtime.scans.wait_ready(0) and "krcg" in home.status and app.voice.wait_idle(0.0)):
         return
     speaker = app.voice.speaker()
     report["status"] = home.status
