@@ -254,6 +254,8 @@ class SeatPanel(Turned):
         self.urgent_button = PanelButton(kind="primary", action="")
         for w in (self.header_label, self.marks_label, self.menu_button, self.urgent_button):
             self.add_widget(w)
+        self.ids = {"header": self.header_label, "marks": self.marks_label, "menu": self.menu_button,
+                    "urgent": self.urgent_button}
         self.counters: list[SeatCounter] = []
         self.plan: PanelPlan | None = None
         self.bind(header=self._words, marks=self._words, active=self._words, out=self._words)
@@ -372,8 +374,9 @@ class TableScreen(Screen):
 
     def _build(self, view: TableView | None, force: bool) -> None:
         """Panels are made once per table; changes only update them."""
-        key = (None if view is None else (view.game, tuple(s.name for s in view.seats)),
-               id(self.session.game) if self.session and self.session.game else 0)
+        shape = None if view is None else (view.game, tuple(s.name for s in view.seats),
+                                           tuple(c.cid for c in view.shared))
+        key = (shape, id(self.session.game) if self.session and self.session.game else 0)
         if key == self._layout_key and not force:
             return
         self._layout_key = key
@@ -444,7 +447,7 @@ class TableScreen(Screen):
         line = max(small, min(theme.body, 30.0)) * 1.3
         strip_text_h = 3 * line + gap
         sides = self.sides()
-        if view is None or not self._panels:
+        if view is None or not self._panels or len(sides) != len(self._panels):
             self.strip_box = [0, 0, width, height]
             self._arrange_strip((0, 0, width, height), rows=1, line=line)
             return
@@ -455,9 +458,11 @@ class TableScreen(Screen):
         centre_w = min(row_w, width * 0.9)
         frames, centre = table_frames(width, height, sides, (centre_w, strip_text_h + touch + gap), wanted)
         if centre[2] < row_w and buttons:
-            rows = 2
-            frames, centre = table_frames(width, height, sides, (row_w / 2 + gap, strip_text_h + 2 * touch + 2 * gap),
-                                          wanted)
+            # The strip's buttons wrap: as many rows as its width needs, each button whole.
+            rows = len(self._pack(max(centre[2], row_w / 3)))
+            frames, centre = table_frames(width, height, sides, (row_w / rows + gap,
+                                                                strip_text_h + rows * (touch + gap)), wanted)
+            rows = len(self._pack(centre[2]))
         self.strip_box = list(centre)
         digits = max([len(str(abs(c.value))) if isinstance(c.value, int) else 1
                       for s in view.seats for c in s.counters if c.main] + [2])
@@ -527,6 +532,22 @@ class TableScreen(Screen):
             longest = max(len(b.word), 2)
             b.width_wanted = max(sizes.touch, min(longest * small * 0.56 + 12, sizes.touch * 2.2))
 
+    def _pack(self, width: float) -> list[list[Any]]:
+        """The strip's buttons (and shared counters) in rows that fit ``width``."""
+        gap = max(3.0, sizes.mm)
+        for box in self._shared:
+            box.width_wanted = sizes.touch * 1.7
+        rows: list[list[Any]] = [[]]
+        used = gap
+        for b in [*self._strip_buttons, *self._shared]:
+            need = max(sizes.touch, b.width_wanted) + gap
+            if rows[-1] and used + need > width:
+                rows.append([])
+                used = gap
+            rows[-1].append(b)
+            used += need
+        return rows
+
     def _arrange_strip(self, box: tuple[float, float, float, float], rows: int, line: float) -> None:
         x, y, w, h = box
         gap = max(3.0, sizes.mm)
@@ -542,25 +563,23 @@ class TableScreen(Screen):
         place(ids.go_home, (x, y, 0, 0))
         self._size_strip_buttons()
         touch = sizes.touch
-        for box in self._shared:
-            box.width_wanted = touch * 1.7
-        buttons = [*self._strip_buttons, *self._shared]
-        # Buttons at the bottom of the strip, in one or two centred rows.
-        per_row = len(buttons) if rows == 1 else (len(buttons) + 1) // 2
+        # Buttons at the bottom of the strip, in centred rows, each at least a touch target.
+        packed = self._pack(w)
+        rows = len(packed)
         row_y = y + gap
-        for r in range(rows):
-            row = buttons[r * per_row:(r + 1) * per_row]
+        for r, row in enumerate(packed):
             total = sum(b.width_wanted for b in row) + gap * (len(row) - 1)
-            scale = min(1.0, (w - 2 * gap) / total) if total else 1.0
-            bx = x + (w - total * scale) / 2
+            scale = max(min(1.0, (w - 2 * gap) / total) if total else 1.0, 0.0)
+            bx = x + max(0.0, (w - total * scale) / 2)
             yy = row_y + (rows - 1 - r) * (touch + gap)
             for b in row:
+                bw = max(touch, b.width_wanted * scale)
                 if isinstance(b, SeatCounter):
                     b.font_px, b.small_px = min(theme.small * 1.2, touch * 0.34), min(theme.small, 20.0)
-                    b.arrange({"value": (bx, yy, b.width_wanted * scale, touch)}, False)
+                    b.arrange({"value": (bx, yy, bw, touch)}, False)
                 else:
-                    place(b, (bx, yy, b.width_wanted * scale, touch))
-                bx += (b.width_wanted + gap) * scale
+                    place(b, (bx, yy, bw, touch))
+                bx += bw + gap * scale
         text_y = row_y + rows * (touch + gap)
         room = y + h - text_y - gap / 2
         line = max(12.0, min(line, room / 3))
