@@ -23,8 +23,9 @@ def _size(text: str) -> str:
 
 
 def _players(text: str) -> str:
-    if text != "max" and not (text.isdigit() and 1 <= int(text) <= 8):
-        raise argparse.ArgumentTypeError(f"expected a number of players or max, got {text!r}")
+    parts = [p.partition("=")[2] if "=" in p else p for p in text.split(",")]
+    if not all(p == "max" or (p.isdigit() and 1 <= int(p) <= 8) for p in parts):
+        raise argparse.ArgumentTypeError(f"expected a number of players, max, or GAME=N,GAME=N; got {text!r}")
     return text
 
 
@@ -44,8 +45,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help=f"window size, repeatable (default: {' and '.join(SIZES)})")
     parser.add_argument("--game", action="append", choices=GAMES, help="only this game (repeatable)")
     parser.add_argument("--screen", action="append", help="only this screen (repeatable)")
-    parser.add_argument("--players", type=_players, help="players at the table: a number, or max (as many as "
-                        "each game allows); default: the demo's")
+    parser.add_argument("--players", type=_players, help="players at the table: a number, max (as many as "
+                        "each game allows), or per game: vtes=6,ascension=4; default: the demo's")
     parser.add_argument("--layout", action="store_true", help="also write, beside each Table picture, a JSON "
                         "file with the box of every counter and button in window pixels")
     parser.add_argument("--scale", type=_scale, default=1.0, help="text scale, 1.0 to 2.0 (default 1.0)")

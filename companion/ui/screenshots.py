@@ -42,11 +42,22 @@ def file_name(screen: str, game: str, size: tuple[int, int], players: int | None
     return f"{screen}-{game}-{size[0]}x{size[1]}{tail}.png"
 
 
-def players_for(game: str, wanted: str | int | None, demo: dict[str, Any]) -> list[str]:
+def parse_players(text: str) -> str | dict[str, str] | None:
+    """``4``, ``max``, or per game: ``vtes=6,ascension=4`` (the others: max)."""
+    if not text:
+        return None
+    if "=" not in text:
+        return text
+    return dict(part.split("=", 1) for part in text.split(",") if "=" in part)
+
+
+def players_for(game: str, wanted: str | int | dict[str, str] | None, demo: dict[str, Any]) -> list[str]:
     """The demo's players, or ``wanted`` of them (``max``: as many as the game allows)."""
     from companion.table.data import load_table
 
     names = list(demo["players"])
+    if isinstance(wanted, dict):
+        wanted = wanted.get(game, "max")
     if wanted in (None, ""):
         return names
     data = load_table(game)
@@ -87,7 +98,7 @@ class Demo:
             card = parse_card("screenshots.yaml", item, f"games.{game}.cards[{i}]", info, overlay=True)
             self._extra[card.ref] = card
 
-    def set_game(self, game: str, players: str | int | None = None) -> None:
+    def set_game(self, game: str, players: str | int | dict[str, str] | None = None) -> None:
         """Start the demo game: players, a few table commands, cards laid, a deck, a query."""
         from companion.readers.events import TagEvent
         from companion.tags.resolve import Scan
@@ -149,7 +160,8 @@ def frames(count: int = SETTLE_FRAMES) -> None:
 
 
 def render(out: Path, size: tuple[int, int], games: Iterable[str] | None = None,
-           screens: Iterable[str] | None = None, players: str | int | None = None, layout: bool = False,
+           screens: Iterable[str] | None = None, players: str | int | dict[str, str] | None = None,
+           layout: bool = False,
            scale: float = 1.0) -> list[Path]:
     """Every screen of every game, in this process's window (already at ``size``); with
     ``layout``, a JSON file beside each Table picture says where each counter and button is."""
@@ -206,7 +218,7 @@ def main(argv: list[str]) -> int:
     os.environ["COMPANION_WINDOW"] = size_text
     games = argv[2].split(",") if len(argv) > 2 and argv[2] else None
     screens = argv[3].split(",") if len(argv) > 3 and argv[3] else None
-    players = argv[4] if len(argv) > 4 and argv[4] else None
+    players = parse_players(argv[4]) if len(argv) > 4 else None
     layout = len(argv) > 5 and argv[5] == "layout"
     scale = float(argv[6]) if len(argv) > 6 and argv[6] else 1.0
     for path in render(out, (int(width), int(height)), games, screens, players, layout, scale):

@@ -27,6 +27,7 @@ DEFAULT_SIDES: dict[int, tuple[str, ...]] = {
     6: ("bottom", "bottom", "right", "top", "top", "left"),
 }
 DIGIT_HEIGHT = 0.7  # the height of a digit of the bold UI font, as a part of its font size
+DIGIT_WIDTH = 0.6  # and its width
 MAIN_MM = 10.0
 MAX_MAIN_MM = 16.0
 
@@ -127,10 +128,6 @@ class PanelPlan:
     # the name; "three": a header line, the big row, a row of small counters
 
 
-def _digits_width(font: float, digits: int) -> float:
-    return font * (0.62 * max(1, digits) + 0.2)
-
-
 def plan_panel(w: float, h: float, *, mains: int, chips: int, digits: int, touch: float, mm: float,
                head: float, small: float, urgent: bool = False) -> PanelPlan:
     """Place a seat's name, main counters (big), small counters, marks and menu button: of the
@@ -153,7 +150,7 @@ def plan_panel(w: float, h: float, *, mains: int, chips: int, digits: int, touch
             row_h = h - 3 * pad - touch
         else:
             row_h = h - 3 * pad - head_h
-        if row_h - cap_h < touch * (0.9 if not steppers else 1.0):
+        if row_h - cap_h < touch:
             return 0.0, 0
         if kind == "one":
             k, extra = chips, chips * (chip_w + pad) + tail
@@ -169,7 +166,9 @@ def plan_panel(w: float, h: float, *, mains: int, chips: int, digits: int, touch
         per = (avail - extra - (mains - 1) * pad) / max(1, mains)
         if steppers:
             per -= 2 * (touch + pad)
-        font = min((row_h - cap_h) / 1.05, per / (0.62 * max(1, digits) + 0.2), max_font)
+        if per < touch:  # the number is a touch target too
+            return 0.0, 0
+        font = min((row_h - cap_h) / 1.05, per / (DIGIT_WIDTH * max(1, digits) + 0.1), max_font)
         return (font if font > small else 0.0), k
 
     target = MAIN_MM * mm / DIGIT_HEIGHT

@@ -444,7 +444,8 @@ class TableScreen(Screen):
         row_w = sum(b.width_wanted for b in buttons) + gap * (len(buttons) + 1) + \
             len(self._shared) * (touch * 1.7 + gap)
         view = self.view
-        line = max(small, min(theme.body, 30.0)) * 1.3
+        # The strip's words follow the text scale up to what leaves the seats their numbers.
+        line = min(max(small, theme.body), 26.0) * 1.3
         strip_text_h = 3 * line + gap
         sides = self.sides()
         if view is None or not self._panels or len(sides) != len(self._panels):
@@ -454,30 +455,31 @@ class TableScreen(Screen):
         mains = max(1, sum(1 for c in view.seats[0].counters if c.main))
         chips = sum(1 for c in view.seats[0].counters if not c.main)
         wanted = panel_thickness(touch, mm, min(head, 30.0), min(small, 22.0), mains)
-        rows = 1
-        centre_w = min(row_w, width * 0.9)
-        frames, centre = table_frames(width, height, sides, (centre_w, strip_text_h + touch + gap), wanted)
-        if centre[2] < row_w and buttons:
-            # The strip's buttons wrap: as many rows as its width needs, each button whole.
-            rows = len(self._pack(max(centre[2], row_w / 3)))
-            frames, centre = table_frames(width, height, sides, (row_w / rows + gap,
-                                                                strip_text_h + rows * (touch + gap)), wanted)
-            rows = len(self._pack(centre[2]))
-        self.strip_box = list(centre)
         digits = max([len(str(abs(c.value))) if isinstance(c.value, int) else 1
                       for s in view.seats for c in s.counters if c.main] + [2])
-        plans: list[PanelPlan] = []
-        for f in frames:
-            head_f = max(14.0, min(head, f.h * 0.15, 34.0))
-            small_f = max(12.0, min(small, f.h * 0.11, 24.0))
-            plans.append(plan_panel(f.w, f.h, mains=mains, chips=chips, digits=digits, touch=touch, mm=mm,
-                                    head=head_f, small=small_f, urgent=self._has_urgent()))
+
+        def attempt(rows: int, strict: bool = True) -> tuple[float, list, tuple, list[PanelPlan]] | None:
+            frames, centre = table_frames(width, height, sides, (min(row_w / rows + gap, width * 0.95),
+                                                                strip_text_h + rows * (touch + gap)), wanted)
+            if strict and len(self._pack(centre[2])) > rows:
+                return None
+            plans = []
+            for f in frames:
+                head_f, small_f = self._panel_fonts(f.h)
+                plans.append(plan_panel(f.w, f.h, mains=mains, chips=chips, digits=digits, touch=touch, mm=mm,
+                                        head=head_f, small=small_f, urgent=self._has_urgent()))
+            return min(p.main_font for p in plans), frames, centre, plans
+
+        # The strip's buttons in as many rows as give the seats the largest numbers.
+        tries = [a for a in (attempt(r) for r in (1, 2, 3, 4)) if a is not None]
+        font, frames, centre, plans = max(tries, key=lambda a: a[0]) if tries else attempt(4, strict=False)
+        rows = len(self._pack(centre[2]))
+        self.strip_box = list(centre)
         # Every player gets the same size of number: the smallest that every panel holds.
         font = min(p.main_font for p in plans)
         for f, plan, panel in zip(frames, plans, self._panels, strict=True):
             plan.main_font = font
-            head_f = max(14.0, min(head, f.h * 0.15, 34.0))
-            small_f = max(12.0, min(small, f.h * 0.11, 24.0))
+            head_f, small_f = self._panel_fonts(f.h)
             place(panel, f.box)
             panel.angle = f.angle
             panel.side = f.side
@@ -497,6 +499,12 @@ class TableScreen(Screen):
                     box.small_px = small_f * 0.9
                     box.arrange({"value": chip}, False)
         self._arrange_strip(centre, rows, line)
+
+    def _panel_fonts(self, across: float) -> tuple[float, float]:
+        """The name's and the small words' sizes in a panel: the theme's (text scale included)
+        as far as the panel holds them next to its numbers."""
+        head, small = self._fonts()
+        return max(14.0, min(head, across * 0.15, 34.0)), max(12.0, min(small, across * 0.11, 24.0))
 
     def _has_urgent(self) -> bool:
         """Whether the game has actions its rules wait for, that a seat shows on itself."""
