@@ -456,10 +456,18 @@ class TableScreen(Screen):
         chips = sum(1 for c in view.seats[0].counters if not c.main)
         wanted = panel_thickness(touch, mm, min(head, 30.0), min(small, 22.0), mains)
         digits = max([len(str(abs(c.value))) if isinstance(c.value, int) else 1
-                      for s in view.seats for c in s.counters if c.main] + [2])
+                      for s in view.seats for c in s.counters if c.main] + [1])
+
+        def packed_width(rows: int) -> float:
+            """The narrowest strip that holds its buttons in ``rows`` rows."""
+            lo, hi = touch + 2 * gap, row_w + gap
+            for _ in range(12):
+                mid = (lo + hi) / 2
+                lo, hi = (lo, mid) if len(self._pack(mid)) <= rows else (mid, hi)
+            return hi
 
         def attempt(rows: int, strict: bool = True) -> tuple[float, list, tuple, list[PanelPlan]] | None:
-            frames, centre = table_frames(width, height, sides, (min(row_w / rows + gap, width * 0.95),
+            frames, centre = table_frames(width, height, sides, (min(packed_width(rows), width),
                                                                 strip_text_h + rows * (touch + gap)), wanted)
             if strict and len(self._pack(centre[2])) > rows:
                 return None
