@@ -408,8 +408,8 @@ def test_ascension_by_touch(stage, tmp_path):
     assert st(stage)["last_round"] and "Dernière manche" in table.info
     act(stage, "end")
     assert st(stage)["over"]
-    type_value(stage, 0, "cards", 10)
-    type_value(stage, 1, "cards", 34)  # 53 each: the tie goes to Bob, who played later
+    act(stage, "cards", seat=0, amount=10)  # the card honor, from each seat's menu
+    act(stage, "cards", seat=1, amount=34)  # 53 each: the tie goes to Bob, who played later
     assert st(stage)["winner"] == [1] and st(stage)["totals"] == [53, 53]
     assert "victoire : Bob" in table.ids.turn_label.text
     replayed_equals_live(stage)

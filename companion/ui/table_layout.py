@@ -59,9 +59,10 @@ class SeatFrame:
 
 
 def table_frames(width: float, height: float, sides: list[str], centre: tuple[float, float],
-                 thickness: float) -> tuple[list[SeatFrame], Box]:
+                 thickness: float, short_thickness: float | None = None) -> tuple[list[SeatFrame], Box]:
     """Rectangles of the seats' panels and of the middle strip. ``centre`` is the least room
-    (w, h) the strip needs; ``thickness`` what a panel would like to have."""
+    (w, h) the strip needs; ``thickness`` what a panel would like to have (``short_thickness``:
+    on the screen's short edges, when it differs)."""
     by_side: dict[str, list[int]] = {s: [i for i, x in enumerate(sides) if x == s] for s in SIDES}
     landscape = width >= height
     # Bands on the long edges (top and bottom in landscape) and on the short ones.
@@ -72,7 +73,8 @@ def table_frames(width: float, height: float, sides: list[str], centre: tuple[fl
     across_long = height if landscape else width  # the room across the long-edge bands
     across_short = width if landscape else height
     t_long = min(thickness, (across_long - (centre[1] if landscape else centre[0])) / n_long) if n_long else 0.0
-    t_short = min(thickness, (across_short - (centre[0] if landscape else centre[1])) / n_short) if n_short else 0.0
+    short = thickness if short_thickness is None else short_thickness
+    t_short = min(short, (across_short - (centre[0] if landscape else centre[1])) / n_short) if n_short else 0.0
     t_long, t_short = max(0.0, t_long), max(0.0, t_short)
     thick = {s: (t_long if s in long_edges else t_short) for s in SIDES}
     # Short-edge bands run the whole length; the long-edge bands fit between them.
@@ -241,10 +243,10 @@ def plan_panel(w: float, h: float, *, mains: int, chips: int, digits: int, touch
     return plan
 
 
-def panel_thickness(touch: float, mm: float, head: float, small: float, mains: int) -> float:
-    """What a panel would like across: a main row a little above the aimed size, and a row
-    of touch targets with the name."""
+def panel_thickness(touch: float, mm: float, head: float, small: float, mains: int, big: bool = False) -> float:
+    """What a panel would like across: a main row a little above the aimed size (``big``: at
+    the largest size), and a row of touch targets with the name."""
     pad = max(3.0, mm * 0.8)
-    font = (MAIN_MM + 2.0) * mm / DIGIT_HEIGHT
+    font = (MAX_MAIN_MM if big else MAIN_MM + 2.0) * mm / DIGIT_HEIGHT
     cap = small * 1.2 if mains > 1 else 0.0
     return 3 * pad + cap + max(touch, font * 1.05) + touch

@@ -398,7 +398,7 @@ class Rules:
     def action_ready(self, s: dict[str, Any], seat: int | None, when: dict[str, Any]) -> bool:
         """Whether a seat action of game.yaml (``present.actions``) can be offered now; its
         ``when`` names conditions on the state only, so that the front end never does."""
-        if s.get("over"):
+        if s.get("over") and not when.get("after_over"):
             return False
         if seat is None:
             return True

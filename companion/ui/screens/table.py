@@ -181,7 +181,7 @@ class SeatCounter(Widget):
         self.title.font_size = self.small_px
         self.title.color = theme.muted
         for b in (self.minus, self.plus, self.value_button):
-            b.disabled = self.locked
+            b.disabled = self.locked and self.seat is not None  # the table's own numbers: shown plainly
         self.minus.font_size = self.plus.font_size = max(self.small_px, min(self.font_px * 0.6, sizes.touch * 0.6))
         if self.main:
             self.value_button.text = value_markup(self.value, self.pending, self.small_px)
@@ -288,7 +288,7 @@ class SeatPanel(Turned):
         self.marks_label.shorten = lines == 1
         self.marks_label.valign = "top" if lines > 1 else "middle"
         place(self.menu_button, plan.menu)
-        self.menu_button.font_size = small * 0.9
+        self.menu_button.font_size = min(small * 0.9, plan.menu[2] * 0.2)
         if plan.urgent[2] > 0 and self.urgent_button.action:
             place(self.urgent_button, plan.urgent)
             self.urgent_button.opacity, self.urgent_button.disabled = 1, False
@@ -382,6 +382,8 @@ class TableScreen(Screen):
         self._layout_key = key
         seats = self.ids.seats
         seats.clear_widgets()
+        for box in self._shared:
+            self.ids.actions.remove_widget(box)
         self._panels, self._boxes, self._shared = [], {}, []
         self.cancel_pending()
         if view is None:
@@ -403,7 +405,7 @@ class TableScreen(Screen):
         for c in view.shared:  # the table's own numbers (Ascension's honor pool), in the strip
             box = SeatCounter(seat=None, counter=c.cid, name=c.name, main=False, locked=True,
                               glyph=counter_glyph(view.game, c.cid))
-            seats.add_widget(box)
+            self.ids.actions.add_widget(box)
             self._shared.append(box)
             self._boxes[(None, c.cid)] = box
         self.arrange()
@@ -454,7 +456,7 @@ class TableScreen(Screen):
             return
         mains = max(1, sum(1 for c in view.seats[0].counters if c.main))
         chips = sum(1 for c in view.seats[0].counters if not c.main)
-        wanted = panel_thickness(touch, mm, min(head, 30.0), min(small, 22.0), mains)
+        wanted = panel_thickness(touch, mm, min(head, 30.0), min(small, 22.0), mains, big=True)
         digits = max([len(str(abs(c.value))) if isinstance(c.value, int) else 1
                       for s in view.seats for c in s.counters if c.main] + [1])
 
@@ -466,9 +468,10 @@ class TableScreen(Screen):
                 lo, hi = (lo, mid) if len(self._pack(mid)) <= rows else (mid, hi)
             return hi
 
-        def attempt(rows: int, strict: bool = True) -> tuple[float, list, tuple, list[PanelPlan]] | None:
+        def attempt(rows: int, short: float = 1.0, strict: bool = True) -> tuple[float, list, tuple, list] | None:
             frames, centre = table_frames(width, height, sides, (min(packed_width(rows), width),
-                                                                strip_text_h + rows * (touch + gap)), wanted)
+                                                                strip_text_h + rows * (touch + gap)), wanted,
+                                          wanted * short)
             if strict and len(self._pack(centre[2])) > rows:
                 return None
             plans = []
@@ -478,8 +481,10 @@ class TableScreen(Screen):
                                         head=head_f, small=small_f, urgent=self._has_urgent()))
             return min(p.main_font for p in plans), frames, centre, plans
 
-        # The strip's buttons in as many rows as give the seats the largest numbers.
-        tries = [a for a in (attempt(r) for r in (1, 2, 3, 4)) if a is not None]
+        # The strip's buttons in as many rows, and the bands on the short edges as thick, as give
+        # every seat the largest number.
+        tries = [a for a in (attempt(r, k) for r in (1, 2, 3, 4) for k in (1.0, 0.85, 0.7, 0.55, 0.4))
+                 if a is not None]
         font, frames, centre, plans = max(tries, key=lambda a: a[0]) if tries else attempt(4, strict=False)
         rows = len(self._pack(centre[2]))
         self.strip_box = list(centre)
@@ -503,8 +508,9 @@ class TableScreen(Screen):
                 else:
                     j = panel.counters.index(box) - mains
                     chip = plan.chips[j] if j < len(plan.chips) else (0, 0, 0, 0)
-                    box.font_px = min(small_f * 1.2, chip[3] * 0.34)
-                    box.small_px = small_f * 0.9
+                    # Three lines (the value, a name on two lines) always fit the chip.
+                    box.font_px = min(small_f * 1.2, chip[3] * 0.3)
+                    box.small_px = min(small_f * 0.9, chip[3] * 0.26)
                     box.arrange({"value": chip}, False)
         self._arrange_strip(centre, rows, line)
 
@@ -582,7 +588,10 @@ class TableScreen(Screen):
         # Buttons at the bottom of the strip, in centred rows, each at least a touch target.
         packed = self._pack(w)
         rows = len(packed)
-        row_y = y + gap
+        line = max(12.0, min(line, (h - rows * (touch + gap) - 1.5 * gap) / 3))
+        # A tall strip (a big window) keeps its words and buttons together, in its middle.
+        spare = max(0.0, h - rows * (touch + gap) - 3 * line - 2 * gap)
+        row_y = y + gap + spare / 2
         for r, row in enumerate(packed):
             total = sum(b.width_wanted for b in row) + gap * (len(row) - 1)
             scale = max(min(1.0, (w - 2 * gap) / total) if total else 1.0, 0.0)
@@ -591,14 +600,12 @@ class TableScreen(Screen):
             for b in row:
                 bw = max(touch, b.width_wanted * scale)
                 if isinstance(b, SeatCounter):
-                    b.font_px, b.small_px = min(theme.small * 1.2, touch * 0.34), min(theme.small, 20.0)
+                    b.font_px, b.small_px = min(theme.small * 1.2, touch * 0.3), min(theme.small * 0.9, touch * 0.26)
                     b.arrange({"value": (bx, yy, bw, touch)}, False)
                 else:
                     place(b, (bx, yy, bw, touch))
                 bx += bw + gap * scale
         text_y = row_y + rows * (touch + gap)
-        room = y + h - text_y - gap / 2
-        line = max(12.0, min(line, room / 3))
         font = line / 1.3
         clock_w = min(w * 0.25, font * 5)
         place(ids.turn_label, (x + gap, text_y + 2 * line, w - 2 * gap - clock_w, line))
@@ -669,6 +676,8 @@ class TableScreen(Screen):
         self._arm()
 
     def _on_value_press(self, box: SeatCounter) -> None:
+        if box.seat is None:  # the table's own numbers follow the seats' changes
+            return
         if self.pending and (self.pending[0], self.pending[1]) == (box.seat, box.counter):
             self.commit_pending()
             return
@@ -828,6 +837,10 @@ class TableScreen(Screen):
                           "font_px": round(float(panel.header_label.font_size), 1), "text": panel.header})
         for b in self._strip_buttons:
             items.append({"role": "button", "seat": None, "name": b.action, "box": box_of(b)})
+        for box in self._shared:
+            items.append({"role": "counter", "seat": None, "name": box.counter, "main": False,
+                          "box": box_of(box.value_button), "font_px": round(float(box.value_button.font_size), 1),
+                          "text": "?" if box.value is None else str(box.value)})
         for lab in ("turn_label", "phase_label", "message_label", "clock_label"):
             w = self.ids[lab]
             items.append({"role": "label", "seat": None, "name": lab, "box": box_of(w),
