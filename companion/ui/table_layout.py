@@ -28,6 +28,7 @@ DEFAULT_SIDES: dict[int, tuple[str, ...]] = {
 }
 DIGIT_HEIGHT = 0.7  # the height of a digit of the bold UI font, as a part of its font size
 DIGIT_WIDTH = 0.6  # and its width
+LINE = 1.15  # the height of a line of text (what a label draws), as a part of its font size
 MAIN_MM = 10.0
 MAX_MAIN_MM = 16.0
 
@@ -137,10 +138,10 @@ def plan_panel(w: float, h: float, *, mains: int, chips: int, digits: int, touch
     pad = max(3.0, mm * 0.8)
     head_h = head * 1.3
     cap_h = small * 1.2 if mains > 1 else 0.0  # several main numbers each say their name
-    chip_w = max(touch, small * 3.6)
+    chip_w = touch * 1.05  # its words shrink to it: a larger text scale does not push the numbers
     urgent_w = touch * 2.4 if urgent else 0.0
     tail = touch + pad + (urgent_w + pad if urgent else 0.0)  # the menu, and an urgent action
-    name_w = max(touch * 1.6, head * 4.5)
+    name_w = touch * 1.8  # the name shrinks to its room: a larger text scale does not push the numbers
     max_font = MAX_MAIN_MM * mm / DIGIT_HEIGHT
     avail = w - 2 * pad
 
@@ -170,7 +171,7 @@ def plan_panel(w: float, h: float, *, mains: int, chips: int, digits: int, touch
             per -= 2 * (touch + pad)
         if per < touch:  # the number is a touch target too
             return 0.0, 0
-        font = min((row_h - cap_h) / 1.05, per / (DIGIT_WIDTH * max(1, digits) + 0.1), max_font)
+        font = min((row_h - cap_h) / LINE, per / (DIGIT_WIDTH * max(1, digits) + 0.1), max_font)
         return (font if font > small else 0.0), k
 
     target = MAIN_MM * mm / DIGIT_HEIGHT
@@ -180,7 +181,7 @@ def plan_panel(w: float, h: float, *, mains: int, chips: int, digits: int, touch
     if font <= 0:  # nothing fits: the smallest honest arrangement, cut by the panel's edges
         (font, k), kind, steppers = (max(small, 1.0), 0), "two", False
     plan = PanelPlan(w, h, font, (0.0, 0.0, 0.0, 0.0), steppers=steppers, kind=kind)
-    row_h = max(touch, font * 1.05 + cap_h)
+    row_h = max(touch, font * LINE + cap_h)
     # Rows from the far edge (top of the frame) to the player's edge.
     top = h - pad
     if kind in ("one", "three"):
@@ -249,4 +250,4 @@ def panel_thickness(touch: float, mm: float, head: float, small: float, mains: i
     pad = max(3.0, mm * 0.8)
     font = (MAX_MAIN_MM if big else MAIN_MM + 2.0) * mm / DIGIT_HEIGHT
     cap = small * 1.2 if mains > 1 else 0.0
-    return 3 * pad + cap + max(touch, font * 1.05) + touch
+    return 3 * pad + cap + max(touch, font * LINE) + touch

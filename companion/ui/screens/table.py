@@ -446,8 +446,9 @@ class TableScreen(Screen):
         row_w = sum(b.width_wanted for b in buttons) + gap * (len(buttons) + 1) + \
             len(self._shared) * (touch * 1.7 + gap)
         view = self.view
-        # The strip's words follow the text scale up to what leaves the seats their numbers.
-        line = min(max(small, theme.body), 26.0) * 1.3
+        # The strip's words keep the window's size at any text scale: a larger one would take the
+        # seats' room, and the numbers come first (the other screens follow the text scale).
+        line = min(max(small, theme.body), theme.base) * 1.3
         strip_text_h = 3 * line + gap
         sides = self.sides()
         if view is None or not self._panels or len(sides) != len(self._panels):
@@ -518,7 +519,7 @@ class TableScreen(Screen):
         """The name's and the small words' sizes in a panel: the theme's (text scale included)
         as far as the panel holds them next to its numbers."""
         head, small = self._fonts()
-        return max(14.0, min(head, across * 0.15, 34.0)), max(12.0, min(small, across * 0.11, 24.0))
+        return max(14.0, min(head, across * 0.15, 28.0)), max(12.0, min(small, across * 0.11, 22.0))
 
     def _has_urgent(self) -> bool:
         """Whether the game has actions its rules wait for, that a seat shows on itself."""
@@ -548,7 +549,7 @@ class TableScreen(Screen):
         self._size_strip_buttons()
 
     def _size_strip_buttons(self) -> None:
-        small = max(12.0, min(theme.small, 22.0))
+        small = max(12.0, min(theme.small, 20.0))
         for b in self._strip_buttons:
             b.font_size = small
             longest = max(len(b.word), 2)
