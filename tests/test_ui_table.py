@@ -655,3 +655,28 @@ def test_escape_goes_back_through_the_screens_shown(stage):
     assert root.back() and root.current == "table"  # Home started the Table by itself: still recorded
     assert root.back() and root.current == "home"
     assert not root.back() and root.current == "home"
+
+
+# --- Home: where each player sits; the turn order follows the seats --------------------------
+def test_home_puts_each_player_on_their_side(stage):
+    home = stage.screen("home")
+    stage.show("home")
+    stage.tap(home._game_buttons["vtes"])
+    while len(home.names) < 4:
+        stage.tap(home.ids.more)
+    rows = list(reversed(home.ids.seats.children))
+    for row, name in zip(rows, ["Ann", "Bob", "Cy", "Dee"], strict=True):
+        row.ids.name_input.text = name
+    assert [r.side for r in rows] == ["bottom", "right", "top", "left"]  # the default for four
+    assert "à droite" in rows[1].ids.side_button.text
+    stage.tap(rows[0].ids.side_button, 2)  # Ann: bottom → right → top
+    stage.tap(rows[2].ids.side_button, 2)  # Cy: top → left → bottom
+    assert home.sides == ["top", "right", "bottom", "left"]
+    home.seed = 1
+    stage.tap(home.ids.start)
+    game = stage.session.game
+    # Round the table: the bottom, the right, the top, the left; the turns go that way.
+    assert [s["name"] for s in game.state["seats"]] == ["Cy", "Bob", "Ann", "Dee"]
+    assert game.state["options"]["sides"] == ["bottom", "right", "top", "left"]
+    assert [stage.table.panel(i).angle for i in range(4)] == [0, 90, 180, 270]
+    assert stage.table.panel(2).header_label.text.endswith("Ann") or "Ann" in stage.table.panel(2).header
