@@ -182,8 +182,12 @@ def test_sides_chosen_or_default():
 
 
 def test_panel_plan_keeps_touch_targets_and_the_number_first():
-    plan = plan_panel(312, 175, mains=1, chips=2, digits=2, touch=63, mm=5.2, head=24, small=19)
-    assert plan.steppers and plan.main_font * 0.7 >= 10 * 5.2
+    # A VTES seat of five at 800x480: - and + beside a pool of 9.6 mm digits at least.
+    plan = plan_panel(340, 156, mains=1, chips=2, digits=2, touch=63, mm=5.19, head=23, small=17)
+    assert plan.steppers and plan.main_font * 0.7 >= 9.6 * 5.19
     boxes = [plan.mains[0]["minus"], plan.mains[0]["value"], plan.mains[0]["plus"], *plan.chips, plan.menu]
     for b in boxes:
-        assert min(b[2], b[3]) >= 63 - 0.5 and b[0] >= 0 and b[1] >= 0 and b[0] + b[2] <= 312 and b[1] + b[3] <= 175
+        assert min(b[2], b[3]) >= 63 - 0.5 and b[0] >= 0 and b[1] >= 0 and b[0] + b[2] <= 340 and b[1] + b[3] <= 156
+    # Too narrow for - and + beside two digits: the number alone, a tap opens its pad.
+    plan = plan_panel(200, 156, mains=1, chips=1, digits=2, touch=63, mm=5.19, head=23, small=17)
+    assert not plan.steppers and "minus" not in plan.mains[0] and plan.mains[0]["value"][2] >= 63

@@ -345,7 +345,7 @@ def test_vtes_by_touch(stage, tmp_path):
     # Ann at the bottom, Bob on the right, Cy at the top: each panel turned to face its player.
     assert [table.panel(i).angle for i in range(3)] == [0, 90, 180]
     assert [table.panel(i).flipped for i in range(3)] == [False, False, True]
-    assert table.panel(0).active and "À toi, Ann" in table.panel(0).ids.header.text
+    assert table.panel(0).active and "Ann, à toi" in table.panel(0).ids.header.text
     assert "Phase 1/5 : Dégagement" in table.ids.phase_label.text and "Redressez" in table.reminder
     assert "proie : Bob" in table.panel(0).marks and "prédateur : Cy" in table.panel(0).marks
 

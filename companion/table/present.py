@@ -51,7 +51,7 @@ class ActionView:
 class SeatView:
     index: int
     name: str
-    header: str  # "À toi, Ann" for the active player
+    header: str  # "Ann, à toi !" for the active player
     active: bool
     out: bool
     winner: bool
@@ -154,7 +154,8 @@ def table_view(game: Any, lang: str | None = None) -> TableView:
         is_active = i == active and not over
         counters = tuple(_counter(rules, s, i, cid, lang, True) for cid in main) + \
             tuple(_counter(rules, s, i, cid, lang, False) for cid in small)
-        header = t("ui.your_turn", lang, name=seat["name"]) if is_active else seat["name"]
+        # The name first: a narrow panel cuts the end of the words, never the name.
+        header = t("ui.table.your_turn", lang, name=seat["name"]) if is_active else seat["name"]
         seats.append(SeatView(i, seat["name"], header, is_active, seat["out"], over and i in s.get("winner", []),
                               tuple(rules.seat_marks(s, i, lang)), counters, seat_actions(rules, s, i, lang)))
     shared = tuple(CounterView(None, cid, c.name(lang), s["shared"][cid], locked=True)

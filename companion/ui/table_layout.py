@@ -27,7 +27,7 @@ DEFAULT_SIDES: dict[int, tuple[str, ...]] = {
     6: ("bottom", "bottom", "right", "top", "top", "left"),
 }
 DIGIT_HEIGHT = 0.7  # the height of a digit of the bold UI font, as a part of its font size
-DIGIT_WIDTH = 0.6  # and its width
+DIGIT_WIDTH = 0.68  # and its width, with room to spare (a digit cut off would be a wrong number)
 LINE = 1.15  # the height of a line of text (what a label draws), as a part of its font size
 MAIN_MM = 10.0
 MAX_MAIN_MM = 16.0
@@ -127,15 +127,22 @@ class PanelPlan:
     menu: Box = (0.0, 0.0, 0.0, 0.0)
     urgent: Box = (0.0, 0.0, 0.0, 0.0)  # an action the rules wait for (Rise's restoration)
     steppers: bool = True  # the main counters have their own - and + (else: a tap opens a pad)
+
     kind: str = "two"  # "one": a header line, then one row; "two": the big row, then a row with
     # the name; "three": a header line, the big row, a row of small counters
+
+    @property
+    def score(self) -> float:
+        """How good the panel is for its player: the size of the number, - and + at hand."""
+        return self.main_font * (1.0 if self.steppers else 0.85)
 
 
 def plan_panel(w: float, h: float, *, mains: int, chips: int, digits: int, touch: float, mm: float,
                head: float, small: float, urgent: bool = False) -> PanelPlan:
     """Place a seat's name, main counters (big), small counters, marks and menu button: of the
-    arrangements that fit, the first that gives the aimed size of number, else the largest."""
-    pad = max(3.0, mm * 0.8)
+    arrangements that fit, one with - and + that reaches the aimed size of number, else one
+    without them that does, else the one with the largest number."""
+    pad = max(2.5, mm * 0.5)
     head_h = head * 1.3
     cap_h = small * 1.2 if mains > 1 else 0.0  # several main numbers each say their name
     chip_w = touch * 1.05  # its words shrink to it: a larger text scale does not push the numbers
@@ -171,13 +178,16 @@ def plan_panel(w: float, h: float, *, mains: int, chips: int, digits: int, touch
             per -= 2 * (touch + pad)
         if per < touch:  # the number is a touch target too
             return 0.0, 0
-        font = min((row_h - cap_h) / LINE, per / (DIGIT_WIDTH * max(1, digits) + 0.1), max_font)
+        font = min((row_h - cap_h) / LINE, (per - 8) / (DIGIT_WIDTH * max(1, digits) + 0.1), max_font)
         return (font if font > small else 0.0), k
 
     target = MAIN_MM * mm / DIGIT_HEIGHT
     options = [(attempt(kind, st), kind, st) for st in (True, False) for kind in ("two", "three", "one")]
-    good = [o for o in options if o[0][0] >= target]
-    (font, k), kind, steppers = good[0] if good else max(options, key=lambda o: o[0][0] * (1.0 if o[2] else 0.75))
+    # - and + at hand when the number still reaches the aimed size (give or take a few
+    # percent); else the largest number.
+    good = [o for o in options if o[0][0] >= target * 0.96]
+    pick = [o for o in good if o[2]] or good or options
+    (font, k), kind, steppers = max(pick, key=lambda o: o[0][0] * (1.0 if o[2] else 0.85))
     if font <= 0:  # nothing fits: the smallest honest arrangement, cut by the panel's edges
         (font, k), kind, steppers = (max(small, 1.0), 0), "two", False
     plan = PanelPlan(w, h, font, (0.0, 0.0, 0.0, 0.0), steppers=steppers, kind=kind)
@@ -247,7 +257,7 @@ def plan_panel(w: float, h: float, *, mains: int, chips: int, digits: int, touch
 def panel_thickness(touch: float, mm: float, head: float, small: float, mains: int, big: bool = False) -> float:
     """What a panel would like across: a main row a little above the aimed size (``big``: at
     the largest size), and a row of touch targets with the name."""
-    pad = max(3.0, mm * 0.8)
+    pad = max(2.5, mm * 0.5)
     font = (MAX_MAIN_MM if big else MAIN_MM + 2.0) * mm / DIGIT_HEIGHT
     cap = small * 1.2 if mains > 1 else 0.0
     return 3 * pad + cap + max(touch, font * LINE) + touch

@@ -115,6 +115,7 @@ class PanelButton(ButtonBehavior, Label):
     action = StringProperty("")
     stacked = BooleanProperty(True)
     width_wanted = NumericProperty(0)
+    free = BooleanProperty(False)  # one line as long as it is, never wrapped (a number)
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -184,6 +185,8 @@ class SeatCounter(Widget):
             b.disabled = self.locked and self.seat is not None  # the table's own numbers: shown plainly
         self.minus.font_size = self.plus.font_size = max(self.small_px, min(self.font_px * 0.6, sizes.touch * 0.6))
         if self.main:
+            # Never wrapped: a number split over two lines would show a wrong number.
+            self.value_button.free = not self.pending
             self.value_button.text = value_markup(self.value, self.pending, self.small_px)
             self.value_button.font_size = self.font_px if not self.pending else self.font_px * 0.55
             self.value_button.bold = True
@@ -480,7 +483,7 @@ class TableScreen(Screen):
                 head_f, small_f = self._panel_fonts(f.h)
                 plans.append(plan_panel(f.w, f.h, mains=mains, chips=chips, digits=digits, touch=touch, mm=mm,
                                         head=head_f, small=small_f, urgent=self._has_urgent()))
-            return min(p.main_font for p in plans), frames, centre, plans
+            return min(p.score for p in plans), frames, centre, plans
 
         # The strip's buttons in as many rows, and the bands on the short edges as thick, as give
         # every seat the largest number.
