@@ -27,8 +27,8 @@ DEFAULT_SIDES: dict[int, tuple[str, ...]] = {
     6: ("bottom", "bottom", "right", "top", "top", "left"),
 }
 DIGIT_HEIGHT = 0.7  # the height of a digit of the bold UI font, as a part of its font size
-DIGIT_WIDTH = 0.68  # and its width, with room to spare (a digit cut off would be a wrong number)
-LINE = 1.15  # the height of a line of text (what a label draws), as a part of its font size
+DIGIT_WIDTH = 0.66  # and its width as drawn (0.63 measured), with room to spare: a digit cut off is a wrong number
+LINE = 1.15  # the height a number needs: its digits (0.7) and some air; a label's line box (1.24) has more
 MAIN_MM = 10.0
 MAX_MAIN_MM = 16.0
 
