@@ -358,7 +358,7 @@ def test_vtes_by_touch(stage, tmp_path):
     assert game.state["edge"] == 1 and "a l'Edge" in table.panel(1).marks
     step(stage, 1, "pool", -3, apply=False)
     assert counters(stage, 1)["pool"] == 30  # shown as 30 → 27, not yet applied
-    stage.shot(tmp_path, "vtes-pending", docs="screenshot-table-vtes.png")
+    stage.shot(tmp_path, "vtes-pending")
     stage.tap(box(stage, 1, "pool").ids.value_button)
     assert counters(stage, 1)["pool"] == 27 == shown(stage, 1, "pool")
     ev = stage.session.game.events()[-1]
@@ -400,7 +400,7 @@ def test_ascension_by_touch(stage, tmp_path):
     assert "(ce tour)" in box(stage, 0, "power").ids.title.text
     step(stage, 0, "power", -5)
     last_refused(stage, "Ann n'a que 4 puissance")
-    stage.shot(tmp_path, "ascension", docs="screenshot-table-ascension.png")
+    stage.shot(tmp_path, "ascension")
     act(stage, "end")
     assert counters(stage, 0)["runes"] == counters(stage, 0)["power"] == 0 == shown(stage, 0, "power")
     assert table.panel(1).active
@@ -440,7 +440,7 @@ def test_res_arcana_by_touch(stage, tmp_path):
     assert "a passé" in table.panel(1).marks and "tuile premier joueur" in table.panel(1).marks
     step(stage, 1, "or", -1)
     last_refused(stage, "Bob a passé")
-    stage.shot(tmp_path, "res-arcana", docs="screenshot-table-res-arcana.png")
+    stage.shot(tmp_path, "res-arcana")
     type_value(stage, 0, "vp", 10)
     act(stage, "pass", seat=0)
     assert "Contrôle de victoire" in table.phase
@@ -475,7 +475,7 @@ def test_rise_by_touch(stage, tmp_path):
     act(stage, "toss")
     assert stage.session.game.events()[-1].type == "toss"
     assert "Dernier lancer" in table.info and ("Succès" in table.info or "Échec" in table.info)
-    stage.shot(tmp_path, "rise", docs="screenshot-table-rise.png")
+    stage.shot(tmp_path, "rise")
     act(stage, "end")
     act(stage, "next")  # Ann: restoration
     assert table.seat_action(0, "restore2") is not None  # the rules wait for it: on Ann's panel
@@ -506,7 +506,7 @@ def test_astral_by_touch(stage, tmp_path):
     act(stage, "end")
     step(stage, 1, "stars", 3)
     assert "Navigateur caché" in table.panel(1).marks
-    stage.shot(tmp_path, "astral", docs="screenshot-table-astral.png")
+    stage.shot(tmp_path, "astral")
     type_value(stage, 1, "stars", 12)  # twelve stars win at once
     s = stage.session.game.state
     assert s["over"] and s["winner"] == [1]
