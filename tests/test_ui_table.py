@@ -685,3 +685,32 @@ def test_home_puts_each_player_on_their_side(stage):
     assert game.state["options"]["sides"] == ["bottom", "right", "top", "left"]
     assert [stage.table.panel(i).angle for i in range(4)] == [0, 90, 180, 270]
     assert stage.table.panel(2).header_label.text.endswith("Ann") or "Ann" in stage.table.panel(2).header
+
+
+# --- a card laid shows over the table, turned to its seat; the numbers stay -------------------
+def test_card_laid_shows_over_the_table(stage):
+    from companion.cards.model import Card
+    from companion.readers.events import TagEvent
+    from companion.tags.resolve import Scan
+
+    start(stage, "vtes", ["Ann", "Bob", "Cy"], seed=5)
+    table = stage.table
+    card = Card(game="vtes", id="demo", name="Govern the Unaligned", types=("action",),
+                text="+1 bleed. Master: gain 1 pool.")
+    scan = Scan(TagEvent("laid", reader="sim", seat=3, uid="04AA"), "card", card=card, ref="vtes:demo")
+    stage.session.add_scan(scan)
+    frames(3)
+    overlay = table.card_overlay
+    assert overlay is not None and overlay.parent is table
+    assert overlay.angle == table.panel(2).angle == 180  # Cy's reader: turned to Cy
+    assert "Govern the Unaligned" in overlay.title.text and "+1 bleed" in overlay.text.text
+    assert table.takes_scans  # the app keeps the table on screen for a card
+    # The seats' numbers stay in sight and in use while the card is shown.
+    x, y = stage.where(box(stage, 0, "pool").ids.minus)
+    assert not overlay.collide_point(*overlay.parent.to_widget(x, y))
+    step(stage, 0, "pool", -1)
+    assert counters(stage, 0)["pool"] == 29 and table.card_overlay is overlay
+    stage.tap(overlay.title)  # a touch takes it away
+    assert table.card_overlay is None and overlay.parent is None
+    stage.session.add_scan(Scan(TagEvent("laid", reader="sim", seat=1, uid="04BB"), "unknown", ref=""))
+    assert not table.takes_scans and table.card_overlay is None  # an unknown tag goes to enrollment

@@ -332,6 +332,7 @@ class TableScreen(Screen):
         self._commit_event = None
         self.numpad: Any = None
         self.menu: Any = None
+        self.card_overlay: Any = None
         self._relayout = Clock.create_trigger(lambda _dt: self.arrange())
         self.bind(size=self._relayout)
         theme.bind(body=self._relayout)
@@ -340,8 +341,37 @@ class TableScreen(Screen):
 
     def bind_session(self, session: Any) -> None:
         self.session = session
-        session.bind(on_state=lambda *_: self.refresh(), on_result=self._on_result)
+        session.bind(on_state=lambda *_: self.refresh(), on_result=self._on_result, on_scan=self._on_scan)
         self.refresh()
+
+    @property
+    def takes_scans(self) -> bool:
+        """A card laid while the table is shown stays on the table (over it, see show_card);
+        an unknown tag still goes to enrollment."""
+        scan = getattr(self.session, "last_scan", None)
+        return getattr(scan, "status", "") == "card"
+
+    def _on_scan(self, _session: Any, scan: Any) -> None:
+        if self.manager is not None and self.manager.current == self.name and getattr(scan, "status", "") == "card":
+            self.show_card(scan)
+
+    def show_card(self, scan: Any) -> Any:
+        """The card over the middle of the table, turned to the seat that laid it (its reader's
+        seat, else the player whose turn it is)."""
+        from companion.ui.screens.table_popups import CardOverlay
+
+        if self.card_overlay is not None:
+            self.card_overlay.close()
+        seat = scan.seat - 1 if isinstance(getattr(scan, "seat", None), int) and scan.seat > 0 else None
+        game = self.session.game if self.session is not None else None
+        if seat is None and game is not None:
+            seat = game.state.get("active")
+        overlay = CardOverlay(self, scan, angle=self.angle_of(seat))
+        place(overlay, tuple(self.strip_box))
+        overlay._turn()
+        self.add_widget(overlay)
+        self.card_overlay = overlay
+        return overlay
 
     # -- from the session -------------------------------------------------------------------
 
@@ -517,6 +547,8 @@ class TableScreen(Screen):
                     box.small_px = min(small_f * 0.9, chip[3] * 0.26)
                     box.arrange({"value": chip}, False)
         self._arrange_strip(centre, rows, line)
+        if self.card_overlay is not None:
+            place(self.card_overlay, tuple(centre))
 
     def _panel_fonts(self, across: float) -> tuple[float, float]:
         """The name's and the small words' sizes in a panel: the theme's (text scale included)

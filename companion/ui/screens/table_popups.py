@@ -8,6 +8,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from kivy.clock import Clock
 from kivy.core.window import Window
 from kivy.properties import NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
@@ -345,3 +346,69 @@ class TableMenu(TurnedModal):
     def go(self, name: str) -> None:
         self.dismiss(animation=False)
         self.screen.show_screen(name)
+
+
+CARD_SECONDS = 12.0  # a card laid stays over the table this long, unless touched
+
+
+class CardOverlay(Turned):
+    """A card laid, over the middle of the table and turned to the seat that laid it; the
+    seats' numbers stay in sight and the keys keep working. A touch, or a pause, takes it away."""
+
+    def __init__(self, screen: Any, scan: Any, angle: int = 0, **kwargs) -> None:
+        super().__init__(angle=angle, **kwargs)
+        from kivy.graphics import Color, Line, Rectangle
+
+        from companion.ui.screens.card import scan_view
+
+        self.screen = screen
+        self.view = scan_view(scan, self._game_info(scan))
+        with self.canvas.before:
+            Color(*theme.surface)
+            self._bg = Rectangle()
+            Color(*theme.accent)
+            self._border = Line(width=2)
+        self.content = BoxLayout(orientation="vertical", padding=theme.gap / 2, spacing=2)
+        self.add_widget(self.content)
+        size = min(theme.body, 26)
+        self.title = Label(text=self.view.title, font_name=theme.font_name, font_size=size * 1.3, bold=True,
+                           color=theme.accent, halign="center", valign="middle", size_hint_y=None,
+                           height=size * 1.8, shorten=True, shorten_from="right")
+        fields = "   ".join(f"{label} : {value}" for label, value in self.view.fields)
+        self.fields = Label(text=fields, font_name=theme.font_name, font_size=size * 0.8, color=theme.muted,
+                            halign="center", valign="middle", size_hint_y=None, height=size * 1.2, shorten=True)
+        self.text = Label(text=self.view.text, font_name=theme.font_name, font_size=size, color=theme.text,
+                          halign="left", valign="top")
+        for w in (self.title, self.fields, self.text):
+            w.bind(size=lambda lab, s: setattr(lab, "text_size", s))
+            self.content.add_widget(w)
+        self.bind(frame_w=self._fit, frame_h=self._fit)
+        self._fit()
+        self._timer = Clock.schedule_once(lambda _dt: self.close(), CARD_SECONDS)
+
+    def _game_info(self, scan: Any) -> Any:
+        games = getattr(self.screen.manager.get_screen("card"), "games", None) if self.screen.manager else None
+        card = getattr(scan, "card", None)
+        try:
+            return games(card.game) if callable(games) and card is not None else None
+        except Exception:  # a game's data that failed to load: the card shows without it
+            return None
+
+    def _fit(self, *_args) -> None:
+        self.content.pos = (0, 0)
+        self.content.size = (self.frame_w, self.frame_h)
+        self._bg.pos, self._bg.size = (0, 0), (self.frame_w, self.frame_h)
+        self._border.rectangle = (1, 1, self.frame_w - 2, self.frame_h - 2)
+
+    def on_touch_down(self, touch) -> bool:
+        if not self.collide_point(*touch.pos):
+            return False
+        self.close()
+        return True
+
+    def close(self) -> None:
+        self._timer.cancel()
+        if self.parent is not None:
+            self.parent.remove_widget(self)
+        if self.screen.card_overlay is self:
+            self.screen.card_overlay = None
