@@ -132,9 +132,12 @@ class FitLabel(Label):
 
 
 def place(widget: Widget, box: tuple[float, float, float, float]) -> None:
+    """Put a widget on whole pixels: lines and rings drawn around it stay sharp, turned or not."""
+    x0, y0 = round(box[0]), round(box[1])
+    x1, y1 = round(box[0] + max(0.0, box[2])), round(box[1] + max(0.0, box[3]))
     widget.size_hint = (None, None)
-    widget.pos = (box[0], box[1])
-    widget.size = (max(0.0, box[2]), max(0.0, box[3]))
+    widget.pos = (x0, y0)
+    widget.size = (x1 - x0, y1 - y0)
 
 
 class SeatCounter(Widget):
@@ -217,11 +220,11 @@ class SeatCounter(Widget):
         else:
             place(self.title, (value[0], value[1] + value[3], 0, 0))
             self.title.opacity = 0
-        parts = [b for k, b in boxes.items() if k in ("value", "caption") or (steppers and k in ("minus", "plus"))]
-        x0 = min(b[0] for b in parts)
-        y0 = min(b[1] for b in parts)
-        x1 = max(b[0] + b[2] for b in parts)
-        y1 = max(b[1] + b[3] for b in parts)
+        parts = [w for w in (self.value_button, self.title, self.minus, self.plus) if w.opacity > 0 and w.width > 0]
+        x0 = min(w.x for w in parts)
+        y0 = min(w.y for w in parts)
+        x1 = max(w.right for w in parts)
+        y1 = max(w.top for w in parts)
         self.pos, self.size = (x0, y0), (x1 - x0, y1 - y0)
 
     def on_step(self, delta: int) -> None:
