@@ -630,7 +630,9 @@ class TableScreen(Screen):
         line = max(12.0, min(line, (h - rows * (touch + gap) - 1.5 * gap) / 3))
         # A tall strip (a big window) keeps its words and buttons together, in its middle.
         spare = max(0.0, h - rows * (touch + gap) - 3 * line - 2 * gap)
-        row_y = y + gap + spare / 2
+        # A narrow, tall strip (a screen held upright) gives each line of words a second line.
+        each = 2 if w < (line / 1.3) * 24 and spare >= 4 * line else 1
+        row_y = y + gap + max(0.0, spare - (4 * line if each == 2 else 0)) / 2
         for r, row in enumerate(packed):
             total = sum(b.width_wanted for b in row) + gap * (len(row) - 1)
             scale = max(min(1.0, (w - 2 * gap) / total) if total else 1.0, 0.0)
@@ -646,11 +648,21 @@ class TableScreen(Screen):
                 bx += bw + gap * scale
         text_y = row_y + rows * (touch + gap)
         font = line / 1.3
-        clock_w = min(w * 0.25, font * 5)
-        place(ids.turn_label, (x + gap, text_y + 2 * line, w - 2 * gap - clock_w, line))
-        place(ids.clock_label, (x + w - gap - clock_w, text_y + 2 * line, clock_w, line))
-        place(ids.phase_label, (x + gap, text_y + line, w - 2 * gap, line))
-        place(ids.message_label, (x + gap, text_y, w - 2 * gap, line))
+        if each == 1:  # the clock at the end of the turn's line
+            clock_w = min(w * 0.25, font * 5)
+            top = text_y + 3 * line
+            place(ids.turn_label, (x + gap, top - line, w - 2 * gap - clock_w, line))
+            place(ids.clock_label, (x + w - gap - clock_w, top - line, clock_w, line))
+            place(ids.phase_label, (x + gap, top - 2 * line, w - 2 * gap, line))
+        else:  # the clock on a line of its own, under the turn's two
+            top = text_y + 7 * line
+            place(ids.turn_label, (x + gap, top - 2 * line, w - 2 * gap, 2 * line))
+            place(ids.clock_label, (x + gap, top - 3 * line, w - 2 * gap, line))
+            place(ids.phase_label, (x + gap, top - 5 * line, w - 2 * gap, 2 * line))
+        place(ids.message_label, (x + gap, text_y, w - 2 * gap, each * line))
+        for lab in (ids.turn_label, ids.phase_label, ids.message_label):
+            lab.max_lines = each
+            lab.shorten = each == 1
         ids.turn_label.font_size = min(theme.heading, font * 1.1)
         for lab in (ids.phase_label, ids.message_label, ids.clock_label):
             lab.font_size = font * 0.9
