@@ -68,7 +68,7 @@ class SeatView:
 class TableView:
     game: str
     title: str
-    turn: str  # "Tour de Ann — manche 2", or the end of the game
+    turn: str  # "Ann joue — manche 2", or the end of the game
     turn_mark: str  # "active", "winner" or ""
     phase: str  # "Phase 2/5 : Maître"
     reminder: str
@@ -142,7 +142,8 @@ def table_view(game: Any, lang: str | None = None) -> TableView:
         phase = reminder = ""
     elif active is not None and s.get("phase") is not None:
         ph = data.phases[s["phase"]]
-        turn, turn_mark = t("ui.turn_of", lang, name=names[active], round=s["round"]), "active"
+        # The name first: a narrow strip cuts the end of a line, never the player's name.
+        turn, turn_mark = t("ui.table.turn", lang, name=names[active], round=s["round"]), "active"
         phase = t("ui.phase", lang, n=s["phase"] + 1, count=len(data.phases), name=ph.name(lang))
         reminder = ph.remind(lang)
     else:

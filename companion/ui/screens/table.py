@@ -663,7 +663,8 @@ class TableScreen(Screen):
         for lab in (ids.turn_label, ids.phase_label, ids.message_label):
             lab.max_lines = each
             lab.shorten = each == 1
-        ids.turn_label.font_size = min(theme.heading, font * 1.1)
+            lab.valign = "top" if each > 1 else "middle"
+        ids.turn_label.font_size = min(theme.heading, font * (1.1 if each == 1 else 0.95))
         for lab in (ids.phase_label, ids.message_label, ids.clock_label):
             lab.font_size = font * 0.9
 
