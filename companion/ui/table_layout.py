@@ -239,10 +239,12 @@ def plan_panel(w: float, h: float, *, mains: int, chips: int, digits: int, touch
     if kind != "one":
         # The bottom row: the small counters not in the big row, then the words.
         cx = right
+        row_b: list[Box] = []
         for _ in range(chips - in_row):
             cx -= chip_w
-            plan.chips.append((cx, pad, chip_w, touch))
+            row_b.insert(0, (cx, pad, chip_w, touch))  # in their listed order, left to right
             cx -= pad
+        plan.chips.extend(row_b)
         words = (pad, pad, max(0.0, cx - pad), touch)
         if kind == "two":
             plan.header = (words[0], words[1] + touch * 0.5, words[2], touch * 0.5)
