@@ -280,7 +280,9 @@ class SeatPanel(Turned):
     def arrange(self, plan: PanelPlan, head: float, small: float) -> None:
         self.plan = plan
         header, marks = plan.header, plan.marks
-        if plan.kind == "one":  # the marks follow the name on the header line
+        if plan.kind == "one" or (plan.kind == "three" and marks[2] < plan.menu[2]):
+            # The marks follow the name on the header line.
+            marks = header
             name_w = min(header[2] * 0.45, (len(self.header) + 2) * head * 0.6)
             header = (header[0], header[1], name_w, header[3])
             marks = (header[0] + name_w + 6, marks[1], max(0.0, marks[2] - name_w - 6), marks[3])
