@@ -95,8 +95,9 @@ def public_table(runtime: Runtime) -> dict[str, Any] | None:
 
 class PhoneServer:
     def __init__(self, runtime: Runtime, host: str = "127.0.0.1", port: int = 0,
-                 public_host: str | None = None) -> None:
+                 public_host: str | None = None, rate: float = RATE, burst: float = BURST) -> None:
         self.runtime = runtime
+        self.rate, self.burst = rate, burst  # writes per token: per second, and at once
         self.host = host
         self.port = port
         self.public_host = public_host or host  # the address phones type (the LAN one when bound to 0.0.0.0)
@@ -237,7 +238,7 @@ class PhoneServer:
     def app(self) -> web.Application:
         app = web.Application(client_max_size=MAX_REQUEST, middlewares=[_headers])
         app.add_routes([
-            web.get("/", lambda r: web.HTTPFound("/phone")),
+            web.get("/", self.home),
             web.get("/phone", self.page),
             web.get("/join", self.page),
             web.get("/static/{name}", self.static),
@@ -255,6 +256,9 @@ class PhoneServer:
         return app
 
     # -- pages ----------------------------------------------------------------------------------
+
+    async def home(self, request: web.Request) -> web.Response:
+        raise web.HTTPFound("/phone")
 
     async def page(self, request: web.Request) -> web.Response:
         return web.Response(text=STATIC.joinpath("index.html").read_text(encoding="utf-8"),
@@ -310,7 +314,7 @@ class PhoneServer:
     def _bucket(self, token: str) -> Bucket:
         bucket = self._buckets.get(token)
         if bucket is None:
-            bucket = self._buckets[token] = Bucket()
+            bucket = self._buckets[token] = Bucket(self.rate, self.burst)
         return bucket
 
     async def get_table(self, request: web.Request) -> web.Response:
@@ -483,7 +487,8 @@ class PhoneServer:
             return  # a spectator only listens
         token = self.seats.get(client.seat)
         if token is None or not self._bucket(token.token).take():
-            self._send(client, {"type": "reply", "ok": False, "lines": [t("phones.api.slow_down")]})
+            self._send(client, {"type": "reply", "tag": body.get("tag"), "ok": False,
+                                "lines": [t("phones.api.slow_down")]})
             return
         if body.get("type") == "command" and isinstance(body.get("command"), str):
             lang = body.get("lang") if body.get("lang") in LANGS else "fr"
