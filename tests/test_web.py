@@ -263,3 +263,11 @@ def test_a_phone_that_floods_is_slowed_down_and_changes_nothing_more(tmp_path: P
     finally:
         server.stop()
         runtime.close()
+
+
+def test_bench_phones_reports_its_figures() -> None:
+    from companion.benchmarks.phones import bench_phones
+
+    out = bench_phones(changes=10, phones=3)
+    assert out["changes"] == 10 and out["phones"] == 3
+    assert 0 < out["p50_ms"] <= out["p95_ms"] <= out["max_ms"] and isinstance(out["ok"], bool)

@@ -1,0 +1,57 @@
+"""The window's "Inviter les téléphones" in a real Kivy window: the phone server started beside
+the Kivy loop, one QR code per seat (the far half turned to face its seats) with its short code,
+and the codes really join the served table."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
+
+
+def frames(count: int = 3) -> None:
+    from kivy.base import EventLoop
+
+    for _ in range(count):
+        EventLoop.idle()
+
+
+def test_the_invitation_shows_a_qr_code_per_seat_turned_to_it(window, tmp_path: Path) -> None:
+    from companion.play.runtime import Runtime
+    from companion.ui.screens.phones import PhonesView, phone_server
+    from companion.ui.widgets.facing import FacingBox
+
+    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+    assert runtime.session.new_game("vtes", ["Ann", "Bob", "Cy", "Dee"], seed=1).ok
+    server = phone_server(runtime, lan=False)
+    try:
+        assert phone_server(runtime, lan=False) is server  # one server per window
+        view = PhonesView(server)
+        view.open()
+        frames(6)
+        boxes = [w for w in view.walk() if isinstance(w, FacingBox)]
+        assert len(boxes) == 4 and [b.flipped for b in boxes] == [False, False, True, True]
+        words = " ".join(w.text for w in view.walk() if hasattr(w, "text"))
+        for seat, code in view.codes.items():
+            assert code in words and runtime.session.seat_names[seat - 1] in words
+        out = tmp_path / "phones.png"
+        view.export_to_png(str(out))
+        assert out.stat().st_size > 1000
+        # a code typed on a phone gives that seat's token, which reads the table
+        request = urllib.request.Request(server.url + "/api/join", data=json.dumps({"code": view.codes[3]}).encode(),
+                                         headers={"Content-Type": "application/json"}, method="POST")
+        with urllib.request.urlopen(request, timeout=10) as r:
+            joined = json.loads(r.read())
+        assert joined["seat"] == 3
+        request = urllib.request.Request(server.url + "/api/table", headers={"Authorization": "Bearer " + joined["token"]})
+        with urllib.request.urlopen(request, timeout=10) as r:
+            assert [s["name"] for s in json.loads(r.read())["seats"]] == ["Ann", "Bob", "Cy", "Dee"]
+        view.dismiss()
+        frames(3)
+    finally:
+        server.stop()
+        runtime.close()
