@@ -47,7 +47,8 @@ def test_the_invitation_shows_a_qr_code_per_seat_turned_to_it(window, tmp_path: 
         with urllib.request.urlopen(request, timeout=10) as r:
             joined = json.loads(r.read())
         assert joined["seat"] == 3
-        request = urllib.request.Request(server.url + "/api/table", headers={"Authorization": "Bearer " + joined["token"]})
+        request = urllib.request.Request(server.url + "/api/table",
+                                         headers={"Authorization": "Bearer " + joined["token"]})
         with urllib.request.urlopen(request, timeout=10) as r:
             assert [s["name"] for s in json.loads(r.read())["seats"]] == ["Ann", "Bob", "Cy", "Dee"]
         view.dismiss()
