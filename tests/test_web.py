@@ -40,9 +40,14 @@ def tokens(server: PhoneServer) -> tuple[str, str, str]:
     return inv["seats"][0]["token"], inv["seats"][1]["token"], inv["spectator"].split("#t=")[1]
 
 
+SEEN: dict[int, list[str]] = {}  # every message each socket received, to look for leaks
+
+
 async def next_of(ws: aiohttp.ClientWebSocketResponse, kind: str, timeout: float = 10) -> dict:
     while True:
-        msg = json.loads((await ws.receive(timeout=timeout)).data)
+        raw = (await ws.receive(timeout=timeout)).data
+        SEEN.setdefault(id(ws), []).append(raw)
+        msg = json.loads(raw)
         if msg["type"] == kind:
             return msg
 
@@ -161,6 +166,18 @@ def test_a_private_card_reaches_its_seat_only_and_reconnection_gets_the_state(ta
                 assert r.status == 200
             shown = await next_of(wb, "revealed")
             assert shown["card"]["ref"] == "vtes:100845"
+            # Ann's phone reads a card itself (Web NFC): hers only, too
+            async with http.post(server.url + "/api/nfc", json={"ref": "vtes:100845"},
+                                 headers={"Authorization": "Bearer " + ann}) as r:
+                assert r.status == 200 and (await r.json())["card"]["text"]
+            assert (await next_of(wa, "card"))["card"]["ref"] == "vtes:100845"
+            await next_of(ws, "read")
+            async with http.post(server.url + "/api/nfc", json={"ref": "vtes:100845"},
+                                 headers={"Authorization": "Bearer " + spectator}) as r:
+                assert r.status == 403
+            # nothing the spectator received before the reveal named the card
+            before = SEEN[id(ws)][: next(i for i, m in enumerate(SEEN[id(ws)]) if '"revealed"' in m)]
+            assert before and not any("100845" in m or scan.card.name in m for m in before)
             for w in (wa, wb, ws):
                 await w.close()
 
@@ -271,3 +288,42 @@ def test_bench_phones_reports_its_figures() -> None:
     out = bench_phones(changes=10, phones=3)
     assert out["changes"] == 10 and out["phones"] == 3
     assert 0 < out["p50_ms"] <= out["p95_ms"] <= out["max_ms"] and isinstance(out["ok"], bool)
+
+
+def test_serve_as_users_start_it(tmp_path: Path) -> None:
+    """``python -m companion serve --json``: the invitation first, a phone's change in the journal,
+    a clean stop on SIGTERM."""
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    journal = tmp_path / "games.sqlite3"
+    proc = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--game", "vtes", "--players", "Ann,Bob",
+                             "--seed", "3", "--port", "0", "--json", "--journal", str(journal)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        invitation = json.loads(proc.stdout.readline())
+        assert set(invitation) >= {"url", "seats", "spectator"} and invitation["url"].startswith("http://127.0.0.1:")
+        seat = invitation["seats"][1]
+        assert (seat["seat"], seat["name"]) == (2, "Bob") and seat["join"].endswith(seat["token"])
+        request = urllib.request.Request(invitation["url"] + "/api/command", method="POST",
+                                         data=json.dumps({"command": "pool -4"}).encode(),
+                                         headers={"Authorization": "Bearer " + seat["token"],
+                                                  "Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as r:
+            assert json.loads(r.read())["ok"]
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    reader = Journal(journal)
+    try:
+        from companion.table.engine import Game
+
+        game_id = reader.games()[0].id
+        assert Game.open(reader, game_id).to_json()["seats"][1]["counters"]["pool"] == 26
+    finally:
+        reader.close()

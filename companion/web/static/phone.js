@@ -39,6 +39,7 @@
     document.documentElement.lang = state.lang;
     document.title = w("title");
     for (const node of document.querySelectorAll("[data-w]")) node.textContent = w(node.dataset.w);
+    $("lang").lang = state.lang === "fr" ? "en" : "fr";  // the button names the other language in its own
     $("speech").checked = state.speak;
   }
 
