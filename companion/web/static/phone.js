@@ -41,6 +41,7 @@
     for (const node of document.querySelectorAll("[data-w]")) node.textContent = w(node.dataset.w);
     $("lang").lang = state.lang === "fr" ? "en" : "fr";  // the button names the other language in its own
     $("speech").checked = state.speak;
+    $("status").textContent = state.status ? w(state.status) : "";
   }
 
   function render() {
@@ -93,7 +94,8 @@
     for (const seat of table.seats) {
       const parts = Object.entries(seat.counters).filter(([cid]) => (names.counters || {})[cid])
         .map(([cid, v]) => label(names.counters, cid) + " " + v);
-      const text = seat.seat + ". " + seat.name + " : " + parts.join(", ") + (seat.out ? " (" + w("out") + ")" : "");
+      const text = w("seat_line", { n: seat.seat, name: seat.name, counters: parts.join(", ") })
+        + (seat.out ? " (" + w("out") + ")" : "");
       seats.append(el("li", { textContent: text, className: seat.seat === table.active_seat ? "active" : "" }));
     }
     renderCards();
@@ -142,11 +144,12 @@
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
     const ws = new WebSocket(scheme + location.host + "/ws?token=" + encodeURIComponent(state.token));
     state.ws = ws;
-    ws.onopen = () => { state.retry = 500; $("status").textContent = w("online"); };
+    ws.onopen = () => { state.retry = 500; state.status = "online"; renderWords(); };
     ws.onmessage = (event) => receive(JSON.parse(event.data));
     ws.onclose = (event) => {
-      if (event.code === 4403) { $("status").textContent = w("revoked"); announce(w("revoked"), true); return; }
-      $("status").textContent = w("offline");
+      if (event.code === 4403) { state.status = "revoked"; renderWords(); announce(w("revoked"), true); return; }
+      state.status = "offline";
+      renderWords();
       setTimeout(connect, state.retry);
       state.retry = Math.min(state.retry * 2, 5000);
     };
