@@ -5,6 +5,9 @@ and the codes really join the served table."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -41,6 +44,9 @@ def test_the_invitation_shows_a_qr_code_per_seat_turned_to_it(window, tmp_path: 
         out = tmp_path / "phones.png"
         view.export_to_png(str(out))
         assert out.stat().st_size > 1000
+        if os.environ.get("COMPANION_SHOTS"):  # to be looked at after the run
+            Path(os.environ["COMPANION_SHOTS"]).mkdir(parents=True, exist_ok=True)
+            shutil.copy(out, Path(os.environ["COMPANION_SHOTS"]) / "window-phones.png")
         # a code typed on a phone gives that seat's token, which reads the table
         request = urllib.request.Request(server.url + "/api/join", data=json.dumps({"code": view.codes[3]}).encode(),
                                          headers={"Content-Type": "application/json"}, method="POST")
@@ -51,6 +57,26 @@ def test_the_invitation_shows_a_qr_code_per_seat_turned_to_it(window, tmp_path: 
                                          headers={"Authorization": "Bearer " + joined["token"]})
         with urllib.request.urlopen(request, timeout=10) as r:
             assert [s["name"] for s in json.loads(r.read())["seats"]] == ["Ann", "Bob", "Cy", "Dee"]
+        # the table revokes seat 3's phone with a tap: a new code, the old token dead
+        from kivy.tests.common import UnitTestTouch
+
+        from companion.ui.widgets.buttons import GlyphButton
+
+        old = view.codes[3]
+        revoke = [w for w in view.walk() if isinstance(w, GlyphButton) and w.word == "Retirer le téléphone"]
+        assert len(revoke) == 4
+        target = revoke[2]
+        x, y = target.to_window(*target.center)
+        touch = UnitTestTouch(x, y)
+        touch.touch_down()
+        touch.touch_up()
+        frames(4)
+        assert view.codes[3] != old and runtime.session.seat_names[2] == "Cy"
+        request = urllib.request.Request(server.url + "/api/table",
+                                         headers={"Authorization": "Bearer " + joined["token"]})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        assert refused.value.code == 403
         view.dismiss()
         frames(3)
     finally:

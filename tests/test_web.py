@@ -327,3 +327,17 @@ def test_serve_as_users_start_it(tmp_path: Path) -> None:
         assert Game.open(reader, game_id).to_json()["seats"][1]["counters"]["pool"] == 26
     finally:
         reader.close()
+
+
+def test_rules_search_answers_a_phone_in_its_language(table) -> None:
+    _, server = table
+    _, bob, _ = tokens(server)
+
+    async def go() -> dict:
+        async with aiohttp.ClientSession() as http:
+            async with http.get(server.url + "/api/rules", params={"q": "proie", "lang": "en"},
+                                headers={"Authorization": "Bearer " + bob}) as r:
+                return await r.json()
+
+    hits = run(go())["hits"]
+    assert hits and hits[0]["title"] == "Prey" and hits[0]["text"]

@@ -59,6 +59,17 @@ class PhonesView(ModalView):
     def __init__(self, server: PhoneServer, far: set[int] | None = None, **kwargs: Any) -> None:
         super().__init__(size_hint=(0.96, 0.96), auto_dismiss=True, **kwargs)
         self.server = server
+        self.far = far
+        self.build()
+
+    def revoke(self, seat: int) -> None:
+        """Take the seat back from its phone: a new QR code and code, the old phone cut off."""
+        self.server.revoke(seat)
+        self.clear_widgets()
+        self.build()
+
+    def build(self) -> None:
+        server, far = self.server, self.far
         invitation = server.invitations()
         seats = invitation["seats"]
         far = far if far is not None else {s["seat"] for s in seats[len(seats) // 2:]} if len(seats) > 1 else set()
@@ -73,6 +84,9 @@ class PhonesView(ModalView):
             words = f"{t('phones.scan_this', name=seat['name'])}\n{t('phones.code', code=seat['code'])}"
             box.add_widget(Label(text=words, font_name=theme.font_name, font_size=theme.body, color=theme.text,
                                  halign="center", size_hint_y=None, height=theme.body * 3.2))
+            revoke = GlyphButton(glyph="\u2715", word=t("phones.revoke"), size_hint_y=None, height=dp(48))
+            revoke.bind(on_release=lambda _b, n=seat["seat"]: self.revoke(n))
+            box.add_widget(revoke)
             self.codes[seat["seat"]] = seat["code"]
             grid.add_widget(box)
         body.add_widget(grid)
