@@ -73,18 +73,19 @@ class PhonesView(ModalView):
         invitation = server.invitations()
         seats = invitation["seats"]
         far = far if far is not None else {s["seat"] for s in seats[len(seats) // 2:]} if len(seats) > 1 else set()
-        body = BoxLayout(orientation="vertical", padding=dp(8), spacing=dp(8))
-        grid = GridLayout(cols=min(3, max(1, len(seats))), spacing=dp(8))
+        body = BoxLayout(orientation="vertical", padding=dp(6), spacing=dp(6))
+        body.add_widget(_text(t("phones.scan_help"), theme.small))
+        # One row up to four seats (800x480 leaves each QR code about 200 px), two rows beyond.
+        grid = GridLayout(cols=len(seats) if len(seats) <= 4 else 3, spacing=dp(8))
         self.codes: dict[int, str] = {}
         for seat in seats:
-            box = FacingBox(orientation="vertical", flipped=seat["seat"] in far, spacing=dp(4))
+            box = FacingBox(orientation="vertical", flipped=seat["seat"] in far, spacing=dp(2))
             texture = CoreImage(io.BytesIO(qr_png(seat["join"], scale=6)), ext="png").texture
-            texture.mag_filter = "nearest"  # the modules stay sharp squares when scaled up
+            texture.mag_filter = "nearest"  # the modules stay sharp squares when scaled down or up
             box.add_widget(Image(texture=texture, fit_mode="contain"))
-            words = f"{t('phones.scan_this', name=seat['name'])}\n{t('phones.code', code=seat['code'])}"
-            box.add_widget(Label(text=words, font_name=theme.font_name, font_size=theme.body, color=theme.text,
-                                 halign="center", size_hint_y=None, height=theme.body * 3.2))
-            revoke = GlyphButton(glyph="\u2715", word=t("phones.revoke"), size_hint_y=None, height=dp(48))
+            box.add_widget(_text(f"{seat['name']}\n{t('phones.code', code=seat['code'])}", theme.body, bold=True))
+            revoke = GlyphButton(glyph="\u2715", word=t("phones.revoke"), size_hint=(1, None), height=dp(44), wrap=True,
+                                 font_size=theme.small)
             revoke.bind(on_release=lambda _b, n=seat["seat"]: self.revoke(n))
             box.add_widget(revoke)
             self.codes[seat["seat"]] = seat["code"]
@@ -94,12 +95,20 @@ class PhonesView(ModalView):
         note = t("phones.spectator", url=self.spectator)
         if invitation["url"].startswith("http://127.0.0.1"):
             note += "\n" + t("phones.local_only")
-        body.add_widget(Label(text=note, font_name=theme.font_name, font_size=theme.small, color=theme.text,
-                              halign="center", size_hint_y=None, height=theme.small * 3.5))
-        close = GlyphButton(glyph="\u2715", word=t("phones.close"), size_hint_y=None, height=dp(56))
+        body.add_widget(_text(note, theme.small * 0.85))
+        close = GlyphButton(glyph="\u2715", word=t("phones.close"), size_hint_y=None, height=dp(48))
         close.bind(on_release=lambda *_: self.dismiss())
         body.add_widget(close)
         self.add_widget(body)
+
+
+def _text(words: str, size: float, bold: bool = False) -> Label:
+    """A centred label that wraps to its width and is as tall as its lines."""
+    label = Label(text=words, font_name=theme.font_name, font_size=size, color=theme.text, bold=bold,
+                  halign="center", valign="middle", size_hint_y=None)
+    label.bind(width=lambda lb, w: setattr(lb, "text_size", (w, None)),
+               texture_size=lambda lb, ts: setattr(lb, "height", ts[1]))
+    return label
 
 
 def invite(runtime: Any) -> PhonesView:
