@@ -82,3 +82,41 @@ def test_the_invitation_shows_a_qr_code_per_seat_turned_to_it(window, tmp_path: 
     finally:
         server.stop()
         runtime.close()
+
+
+def test_the_window_never_shows_a_card_laid_on_the_reader_of_a_seat_with_a_phone(window, tmp_path: Path) -> None:
+    from companion.play.runtime import Runtime
+    from companion.readers.events import TagEvent
+    from companion.tags.records import encode_ref
+    from companion.ui.app import CompanionApp
+
+    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr")
+    app = CompanionApp(reader_path="sim", runtime=runtime)
+    app.load_config()
+    app.root = app.build()
+    window.add_widget(app.root)
+    app.on_start()
+    try:
+        frames(3)
+        runtime.load_cards()
+        assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok
+        runtime.phones.attach(1)
+        scan = runtime.scans.resolve(TagEvent("laid", reader="sim", uid="04A1", ndef=encode_ref("vtes:100845"),
+                                              seat=1))
+        app.show_scan(scan)
+        frames(4)
+        card = app.root.get_screen("card")
+        shown = " ".join(str(getattr(w, "text", "")) for w in card.walk())
+        assert scan.card.name not in shown and "Ann a lu une carte." in card.notice
+        assert runtime.voice.wait_idle(5)
+        said = " ".join(u.text for u in runtime.voice.speaker().backend.spoken)
+        assert "Ann a lu une carte" in said and scan.card.name not in said
+        # the same card on Bob's reader (no phone) is shown as always
+        app.show_scan(runtime.scans.resolve(TagEvent("laid", reader="sim", uid="04B2",
+                                                     ndef=encode_ref("vtes:100845"), seat=2)))
+        frames(4)
+        assert scan.card.name in " ".join(str(getattr(w, "text", "")) for w in card.walk())
+    finally:
+        app.on_stop()
+        window.remove_widget(app.root)
+        frames(1)
