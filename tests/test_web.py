@@ -341,3 +341,36 @@ def test_rules_search_answers_a_phone_in_its_language(table) -> None:
 
     hits = run(go())["hits"]
     assert hits and hits[0]["title"] == "Prey" and hits[0]["text"]
+
+
+def test_a_phone_that_vanishes_mid_message_never_disturbs_the_table(table) -> None:
+    import base64
+    import os
+    import socket
+    from urllib.parse import urlsplit
+
+    runtime, server = table
+    ann, bob, _ = tokens(server)
+    where = urlsplit(server.url)
+    for _ in range(3):  # a handshake, then half a frame, then nothing: the phone left the Wi-Fi
+        raw = socket.create_connection((where.hostname, where.port), timeout=10)
+        key = base64.b64encode(os.urandom(16)).decode()
+        raw.sendall((f"GET /ws?token={ann} HTTP/1.1\r\nHost: {where.netloc}\r\nUpgrade: websocket\r\n"
+                     f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        assert raw.recv(4096).startswith(b"HTTP/1.1 101")
+        raw.sendall(b"\x81\xfe\x10\x00\x01\x02")  # a masked text frame of 4096 bytes, cut after its header
+        raw.close()
+
+    async def go() -> dict:
+        async with aiohttp.ClientSession() as http:
+            wb = await http.ws_connect(f"{server.url}/ws?token={bob}")
+            await next_of(wb, "hello")
+            await wb.send_str(json.dumps({"type": "command", "command": "pool -2"}))
+            state = await next_of(wb, "state")  # pushed to every phone before the sender's own reply
+            reply = await next_of(wb, "reply")
+            await wb.close()
+            return {"reply": reply, "state": state}
+
+    got = run(go())
+    assert got["reply"]["ok"] and got["state"]["table"]["seats"][1]["counters"]["pool"] == 28
+    assert runtime.session.game.to_json()["seats"][1]["counters"]["pool"] == 28
