@@ -85,11 +85,14 @@ def test_the_invitation_shows_a_qr_code_per_seat_turned_to_it(window, tmp_path: 
 
 
 def test_the_window_never_shows_a_card_laid_on_the_reader_of_a_seat_with_a_phone(window, tmp_path: Path) -> None:
+    from kivy.app import App
+
     from companion.play.runtime import Runtime
     from companion.readers.events import TagEvent
     from companion.tags.records import encode_ref
     from companion.ui.app import CompanionApp
 
+    before = App.get_running_app()  # Kivy keeps the last app made as "the running app"
     runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr")
     app = CompanionApp(reader_path="sim", runtime=runtime)
     app.load_config()
@@ -119,4 +122,5 @@ def test_the_window_never_shows_a_card_laid_on_the_reader_of_a_seat_with_a_phone
     finally:
         app.on_stop()
         window.remove_widget(app.root)
+        App._running_app = before  # the screens tested next must not find this stopped app
         frames(1)
