@@ -374,3 +374,12 @@ def test_a_phone_that_vanishes_mid_message_never_disturbs_the_table(table) -> No
     got = run(go())
     assert got["reply"]["ok"] and got["state"]["table"]["seats"][1]["counters"]["pool"] == 28
     assert runtime.session.game.to_json()["seats"][1]["counters"]["pool"] == 28
+
+
+def test_a_new_game_draws_new_tokens_and_the_old_ones_are_dead(table) -> None:
+    runtime, server = table
+    ann, _, _ = tokens(server)
+    runtime.phones.attach(1)
+    assert runtime.session.new_game("vtes", ["Ann", "Bob", "Cy"], seed=2).ok
+    assert server.who(ann) == ("nobody", None) and not runtime.phones.has_phone(1)
+    assert [s["name"] for s in server.invitations()["seats"]] == ["Ann", "Bob", "Cy"]

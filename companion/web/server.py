@@ -552,6 +552,7 @@ class PhoneServer:
             old = set(self.seats)
             self._renew_tokens()  # tokens are for one game only
             for seat in old:
+                self.runtime.phones.detach(seat)  # the new game's phones join again, with the new codes
                 self._hop(self._cut_off, seat)
         # Taken now, in the thread that made the change: the revision and the state match.
         self._hop(self._broadcast, {"type": "state", "table": public_table(self.runtime)})
