@@ -104,7 +104,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         stream = sys.stdin
     source = args.source or ("key" if stream.isatty() else "script")
-    parser = Parser(game.data, [s["name"] for s in game.state["seats"]], source=source)
+    from companion.cards.library import CardLibrary
+
+    parser = Parser(game.data, [s["name"] for s in game.state["seats"]], source=source, library=CardLibrary())
     status = 0
     try:
         for number, line in enumerate(stream, 1):

@@ -96,7 +96,11 @@ class GameRules(Rules):
         self.next_actor(ctx, seat)
 
     def points(self, s: dict[str, Any], seat: int) -> int:
-        return s["seats"][seat]["c"]["vp"] + (1 if s["tile"] == seat else 0)
+        return s["seats"][seat]["c"]["vp"] + (1 if s["tile"] == seat else 0) + self.component_points(s, seat)
+
+    def component_points(self, s: dict[str, Any], seat: int) -> int:
+        """Points printed on the components a seat placed or acquired through the table."""
+        return sum(int(c.get("vp", 0)) for c in s["seats"][seat].get("comp", {}).values())
 
     def essence_score(self, s: dict[str, Any], seat: int) -> int:
         c = s["seats"][seat]["c"]
@@ -212,6 +216,98 @@ class GameRules(Rules):
             ctx.refuse("table.res.refuse.empty_component", component=comp)
         for essence, k in on.pop(key).items():
             self.set_value(ctx, seat, essence, s["seats"][seat]["c"][essence] + k)
+
+    # -- cards: artifacts placed, monuments and places of power acquired -----------------
+
+    def check_card(self, ctx: Ctx, seat: int, action: str, intent: Intent) -> None:
+        s = ctx.s
+        if self.phase_id(s) != "actions":
+            ctx.refuse("table.res.refuse.not_actions", phase=f"@p:{self.phase_id(s)}")
+        if seat != s["active"]:
+            ctx.refuse("table.refuse.not_your_turn", name=ctx.name(seat), active=ctx.name(s["active"]))
+        if s["seats"][seat]["passed"]:
+            ctx.refuse("table.res.refuse.acting_after_pass", name=ctx.name(seat))
+        ref, card = str(intent.args.get("card", "")), str(intent.args.get("name", ""))
+        pair = intent.args.get("pair")
+        for i, other in enumerate(s["seats"]):
+            comp = other.get("comp", {})
+            # A component exists once; a place of power's two faces are one card.
+            hit = ref in comp or (pair and any(r.endswith(f":{pair}") for r in comp))
+            if hit and i == seat:
+                ctx.refuse("table.card.refuse.in_play", card=card, name=ctx.name(seat))
+            if hit:
+                ctx.refuse("table.card.refuse.taken", card=card, owner=ctx.name(i))
+
+    def _choices(self, ctx: Ctx, intent: Intent) -> list[str]:
+        out: list[str] = []
+        times = 1
+        for word in intent.args.get("choice") or []:
+            word = str(word)
+            if word.isdigit():
+                times = int(word)
+                continue
+            out.extend([self.essence_word(ctx, word)] * times)
+            times = 1
+        return out
+
+    def _allowed(self, spec: dict[str, Any]) -> list[str]:
+        return [e for e in self.essences() if e not in (spec.get("but") or [])]
+
+    def card_payment(self, ctx: Ctx, seat: int, spec: dict[str, Any], intent: Intent) -> dict[str, int]:
+        pay = {k: int(v) for k, v in (spec.get("pay") or {}).items() if v and k != "any"}
+        n_any = int((spec.get("pay") or {}).get("any", 0))
+        chosen = self._choices(ctx, intent)
+        ctx.payload["choice_left"] = chosen[n_any:] if n_any else chosen
+        if not n_any:
+            return pay
+        card = str(intent.args.get("name", ""))
+        allowed = self._allowed(spec)
+        c = ctx.s["seats"][seat]["c"]
+        left = {e: c[e] - pay.get(e, 0) for e in allowed}
+        if chosen:
+            if len(chosen) < n_any:
+                self._ask_choice(ctx, "table.card.refuse.choose_pay", card, n_any, allowed)
+            picks = chosen[:n_any]
+        else:
+            usable = {e: k for e, k in left.items() if k > 0}
+            total = sum(usable.values())
+            if total < n_any:
+                ctx.refuse("table.card.refuse.cannot_pay_any", name=ctx.name(seat), card=card, need=n_any,
+                           value=max(total, 0))
+            if len(usable) != 1 and total != n_any:
+                self._ask_choice(ctx, "table.card.refuse.choose_pay", card, n_any, allowed)
+            picks = [e for e, k in usable.items() for _ in range(k)][:n_any]
+        for e in picks:
+            if e not in allowed:
+                ctx.refuse("table.card.refuse.excluded", card=card, essence=f"@c:{e}")
+            pay[e] = pay.get(e, 0) + 1
+        return pay
+
+    def _ask_choice(self, ctx: Ctx, key: str, card: str, count: int, allowed: list[str]) -> None:
+        ctx.refuse(key, card=card, count=count, allowed=[f"@c:{e}" for e in allowed])
+
+    def card_gains(self, ctx: Ctx, seat: int, spec: dict[str, Any], intent: Intent) -> dict[str, int]:
+        gain = {k: int(v) for k, v in (spec.get("gain") or {}).items() if v and k != "any"}
+        n_any = int((spec.get("gain") or {}).get("any", 0))
+        left = ctx.payload.pop("choice_left", [])
+        card = str(intent.args.get("name", ""))
+        if n_any:
+            if len(left) < n_any:
+                self._ask_choice(ctx, "table.card.refuse.choose_gain", card, n_any, self._allowed(spec))
+            for e in left[:n_any]:
+                if e not in self._allowed(spec):
+                    ctx.refuse("table.card.refuse.excluded", card=card, essence=f"@c:{e}")
+                gain[e] = gain.get(e, 0) + 1
+            left = left[n_any:]
+        if left:
+            ctx.refuse("table.card.refuse.extra_choice", card=card, words=", ".join(left))
+        return gain
+
+    def after_card(self, ctx: Ctx, seat: int, action: str, intent: Intent) -> None:
+        spec = intent.args.get("effect") or {}
+        comp = ctx.s["seats"][seat].setdefault("comp", {})
+        comp[str(intent.args.get("card", ""))] = {"name": str(intent.args.get("name", "")),
+                                                  "vp": int(spec.get("vp", 0))}
 
     # -- reading --------------------------------------------------------------------------
 
