@@ -107,7 +107,7 @@ def resolve_values(data: TableData | None, values: dict[str, Any], lang: str) ->
                 v = data.counter(ref).name(lang)
         elif isinstance(v, list) and all(isinstance(x, str) for x in v):
             v = [resolve_values(data, {"x": x}, lang)["x"] if x[:1] == "@" else x for x in v]
-            v = t("table.and", lang).join(v) if len(v) > 1 else (v[0] if v else "")
+            v = ", ".join(v[:-1]) + t("table.and", lang) + v[-1] if len(v) > 1 else (v[0] if v else "")
         elif isinstance(v, dict) and "deltas" in v:
             v = deltas_text(data, v["deltas"], lang)
         elif isinstance(v, dict) and ("fr" in v or "en" in v):

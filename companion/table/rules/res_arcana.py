@@ -320,11 +320,15 @@ class GameRules(Rules):
         for comp, pile in s["seats"][seat]["on"].items():
             what = ", ".join(f"{k} {self.data.counter(e).name(lang)}" for e, k in pile.items())
             marks.append(f"{comp} : {what}")
+        if s["seats"][seat].get("comp"):
+            marks.append(t("table.res.mark.components", lang, points=self.component_points(s, seat),
+                           names=", ".join(c["name"] for c in s["seats"][seat]["comp"].values())))
         return marks
 
     def seat_json(self, s: dict[str, Any], seat: int) -> dict[str, Any]:
         return {"passed": s["seats"][seat]["passed"], "tile": s["tile"] == seat,
-                "points": self.points(s, seat), "on": s["seats"][seat]["on"]}
+                "points": self.points(s, seat), "on": s["seats"][seat]["on"],
+                "components": s["seats"][seat].get("comp", {})}
 
     def game_json(self, s: dict[str, Any]) -> dict[str, Any]:
         return {"tile": None if s["tile"] is None else s["seats"][s["tile"]]["name"]}

@@ -1,0 +1,371 @@
+"""Scan to play, the domain part: card effects as data (validated with file and line), the
+``play``, ``acquire`` and ``defeat`` words of the five games, refusals that change nothing, one
+journal event per card that undo reverses whole, and the proposal for a card laid."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion.cards import catalog
+from companion.cards.effects import effects_of
+from companion.cards.library import CardLibrary
+from companion.table.cardplay import proposal_text, propose
+from companion.table.commands import ParseError, Parser
+from companion.table.data import cardmap_dir
+from companion.table.engine import Game
+from companion.table.journal import Journal
+
+ROOT = Path(__file__).resolve().parents[1]
+
+USER_CARDS = {
+    "rise": """cards:
+  - id: garde-du-pont
+    name: "Garde du pont"
+    type: creature
+    cost: {coins: 3}
+    text: "Une unité de test."
+""",
+    "astral": """cards:
+  - id: eclaireur
+    name: "Éclaireur"
+    type: sbire
+    cost: {energy: 2}
+    text: "Un sbire de test."
+  - id: onde
+    name: "Onde"
+    type: pouvoir
+    text: "Un pouvoir de test."
+    effects:
+      play: {pay: {energy: 1}, gain: {stars: 1}}
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> CardLibrary:
+    """The shipped cards of Ascension and Res Arcana, plus users' own Rise and ASTRAL cards."""
+    overlay = tmp_path_factory.mktemp("overlay")
+    for game, text in USER_CARDS.items():
+        (overlay / f"{game}.yaml").write_text(text, encoding="utf-8")
+    built = catalog.build(cardmap_dir(), overlay=overlay, with_vtes=False)
+    assert built.errors == {}, built.errors
+    return CardLibrary(catalog=built)
+
+
+@pytest.fixture
+def journal(tmp_path: Path):
+    j = Journal(tmp_path / "games.sqlite3")
+    yield j
+    j.close()
+
+
+def start(journal: Journal, library, game: str, players: list[str], seed: int = 1) -> tuple[Game, Parser]:
+    g = Game.new(journal, game, players, seed=seed)
+    return g, Parser(g.data, [s["name"] for s in g.state["seats"]], library=library)
+
+
+def ok(game: Game, parser: Parser, line: str) -> list[str]:
+    result = game.apply(parser.parse(line))
+    assert result.ok, (line, result.reason_text("en"))
+    return result.lines("fr")
+
+
+def refused(game: Game, parser: Parser, line: str) -> str:
+    before = copy.deepcopy(game.state)
+    events = len(game.events())
+    result = game.apply(parser.parse(line))
+    assert not result.ok, line
+    assert game.state == before and len(game.events()) == events  # nothing half-applied
+    return result.reason_text("fr")
+
+
+def undo_restores(game: Game, parser: Parser, line: str) -> list[str]:
+    """Apply one card line, check it is one event naming the card, undo it, check the state is
+    exactly the one before, redo it; returns what was said."""
+    before = copy.deepcopy(game.state)
+    events = len(game.events())
+    said = ok(game, parser, line)
+    after = copy.deepcopy(game.state)
+    new = game.events()[events:]
+    assert len(new) == 1 and new[0].type in ("play", "acquire", "defeat")
+    assert new[0].payload["card"].count(":") == 1  # the card's reference, not a sentence
+    assert game.apply(parser.parse("undo")).ok
+    assert game.state == before
+    assert game.apply(parser.parse("redo")).ok
+    assert game.state == after
+    return said
+
+
+# -- the data --------------------------------------------------------------------------------
+
+
+def test_every_base_card_has_its_effects(library: CardLibrary) -> None:
+    for card in library.cards("ascension"):
+        eff = effects_of(card)
+        if card.extra["type"] == "monster":
+            assert eff["defeat"]["pay"] == {"power": card.extra["cost"]["power"]}, card.id
+            assert eff["defeat"]["gain"]["honor"] == card.extra["points"], card.id
+        elif card.extra["type"] in ("hero", "construct"):
+            assert eff["acquire"]["pay"] == {"runes": card.extra["cost"]["runes"]}, card.id
+            assert "play" in eff, card.id
+        else:
+            assert "play" in eff, card.id
+    for card in library.cards("res-arcana"):
+        eff = effects_of(card)
+        kind = card.extra["type"]
+        if kind == "artifact":
+            assert eff["play"].get("pay", {}) == card.extra["cost"], card.id
+            assert eff["play"].get("vp", 0) == card.extra["points"], card.id
+        elif kind in ("monument", "place-of-power"):
+            assert eff["acquire"]["pay"] == card.extra["cost"], card.id
+            assert eff["acquire"].get("vp", 0) == card.extra["points"], card.id
+        else:
+            assert eff == {}, card.id  # mages and magic items are chosen at set-up, never paid for
+
+
+@pytest.mark.parametrize(("old", "new", "where", "says"), [
+    ("      play: {gain: {runes: 2}}\n      acquire: {pay: {runes: 3}}",
+     "      play: {gain: {rune: 2}}\n      acquire: {pay: {runes: 3}}",
+     "cards[3].effects.play.gain.rune", "unknown resource"),
+    ("      acquire: {pay: {runes: 3}}", "      acquire: {pay: {runes: trois}}",
+     "cards[3].effects.acquire.pay.runes", "whole number"),
+    ("      play: {gain: {runes: 2}}\n      acquire: {pay: {runes: 3}}",
+     "      play: {gain: {runes: 2}}\n      buy: {pay: {runes: 3}}",
+     "cards[3].effects.buy", "unknown field"),
+])
+def test_bad_effects_name_file_line_and_field(tmp_path: Path, old: str, new: str, where: str, says: str) -> None:
+    target = tmp_path / "cardmap"
+    shutil.copytree(cardmap_dir(), target)
+    path = target / "ascension" / "cards.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    # The line of the first changed line: where the mistake is.
+    changed = next(n for o, n in zip(old.splitlines(), new.splitlines(), strict=True) if o != n)
+    line = path.read_text(encoding="utf-8").splitlines().index(changed) + 1
+    built = catalog.build(target, overlay=tmp_path / "none", with_vtes=False)
+    (message,) = built.errors["ascension"]
+    assert message.startswith(f"cardmap/ascension/cards.yaml:{line}: {where}"), message
+    assert says in message
+
+
+def test_res_arcana_exclusion_is_checked(tmp_path: Path) -> None:
+    target = tmp_path / "cardmap"
+    shutil.copytree(cardmap_dir(), target)
+    path = target / "res-arcana" / "cards.yaml"
+    text = path.read_text(encoding="utf-8")
+    old = "gain: {any: 6}, but: [or]"
+    assert old in text
+    path.write_text(text.replace(old, "gain: {any: 6}, but: [plomb]", 1), encoding="utf-8")
+    line = next(i for i, x in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if "plomb" in x)
+    (message,) = catalog.build(target, overlay=tmp_path / "none", with_vtes=False).errors["res-arcana"]
+    assert f"cards.yaml:{line}: " in message and ".effects.acquire.but[0]" in message and "'plomb'" in message
+
+
+# -- Ascension -------------------------------------------------------------------------------
+
+
+def test_a_whole_ascension_turn(journal: Journal, library: CardLibrary) -> None:
+    g, p = start(journal, library, "ascension", ["Ann", "Bob"], seed=2)
+    me = g.state["active"]
+    name = g.state["seats"][me]["name"]
+    said = undo_restores(g, p, "play apprenti")
+    assert said[0] == f"{name} joue Apprenti : +1 runes (1)."
+    ok(g, p, "jouer apprentice")  # English name
+    ok(g, p, "play aprenti")  # a typo
+    said = undo_restores(g, p, "acquire mystic")
+    assert said[0] == f"{name} acquiert Mystique : -3 runes (0)."
+    assert "runes" in refused(g, p, "acquire mystique") and "0" in refused(g, p, "acquire mystique")
+    ok(g, p, "play milicien")
+    ok(g, p, "play militia")
+    pool = g.state["shared"]["pool"]
+    said = undo_restores(g, p, "defeat fanatique")
+    assert said[0] == f"{name} vainc Fanatique : -2 puissance (0), +1 honneur (1)."
+    assert g.state["shared"]["pool"] == pool - 1  # honor comes from the pool
+    assert "puissance" in refused(g, p, "vaincre cultist")
+    # Energize: Leotan's Familiar gives 2 honor once this turn's energy reaches 1.
+    ok(g, p, "play leotans familiar")
+    assert g.state["seats"][me]["c"]["honor"] == 1
+    ok(g, p, "play eclat d'energie")
+    said = undo_restores(g, p, "play leotan's familiar")
+    assert g.state["seats"][me]["c"]["honor"] == 3 and any("Énergisé" in x for x in said)
+    # Per energy: Leotan, Herald of the Stars gives 4 + 1 per energy of this turn.
+    ok(g, p, "play leotan le heraut des etoiles")
+    assert g.state["seats"][me]["c"]["honor"] == 3 + 4 + 1
+    # A card with a condition says what is left to do by hand.
+    said = ok(g, p, "play beacon shaman")
+    assert said[-1].startswith("À faire à la main : Si la carte révélée est un Trésor")
+    # Not a card of this game, not a card at all, not the turn of that seat, not the phase.
+    with pytest.raises(ParseError):
+        p.parse("play zzyzx qwerty plonk")
+    other = 1 - me
+    assert "ce n'est pas le tour" in refused(g, p, f"play {other + 1} apprenti")
+    ok(g, p, "next")
+    assert "phase Jouer" in refused(g, p, "play apprenti")
+    # Replay gives the same state: the events hold what was paid and gained.
+    assert Game.open(journal, g.id).state == g.state
+
+
+def test_the_honor_pool_runs_out(journal: Journal, library: CardLibrary) -> None:
+    g, p = start(journal, library, "ascension", ["Ann", "Bob"])
+    me = g.state["active"]
+    ok(g, p, f"honor {me + 1} +58")
+    for _ in range(4):
+        ok(g, p, "play soldat lourd")
+    said = ok(g, p, "defeat lagoon troll")
+    assert g.state["shared"]["pool"] == 0 and g.state["shared"]["extra"] == 0
+    assert g.state["last_round"]
+    ok(g, p, "defeat fanatique")
+    assert g.state["shared"]["extra"] == 1  # beyond the pool, counted apart
+    assert said
+
+
+# -- Res Arcana ------------------------------------------------------------------------------
+
+
+def test_res_arcana_place_and_acquire(journal: Journal, library: CardLibrary) -> None:
+    g, p = start(journal, library, "res-arcana", ["Ann", "Bob"], seed=2)
+    me = g.state["active"]
+    who = str(me + 1)
+    ok(g, p, f"essence {who} mort +2")
+    ok(g, p, f"essence {who} or +6")
+    assert "phase d'actions" in refused(g, p, "play arbre de vie mort mort")
+    ok(g, p, "next")
+    # "any" essences: asked when the player could pay several ways, given after the name.
+    assert "choisissez 2 essences à payer parmi Mort, Sérénité, Vie, Vigueur et Or" in refused(
+        g, p, "play arbre de vie")
+    said = undo_restores(g, p, "play arbre de vie mort mort")
+    assert said[0].endswith("joue Arbre de Vie : -1 Vie (0), -2 Mort (1).")
+    assert "déjà en jeu" in refused(g, p, "play tree of life mort mort")
+    c = g.state["seats"][me]["c"]
+    assert "il faut 1 Vie" in refused(g, p, "play anneau de midas")  # Vie 0 left
+    assert c["or"] == 7
+    # Obelisk: 4 gold, then 6 essences of your choice but gold.
+    assert "choisissez 6 essences à gagner" in refused(g, p, "acquire obelisque")
+    assert "Or n'est pas permis" in refused(g, p, "acquire obelisque or mort mort mort vie vie")
+    assert "choix en trop" in refused(g, p, "acquire obelisque 3 mort 3 vie serenite")
+    undo_restores(g, p, "acquire obelisque 3 mort 3 vie")
+    assert (c := g.state["seats"][me]["c"])["or"] == 3 and c["mort"] == 4 and c["vie"] == 3
+    assert g.rules.points(g.state, me) == 1 + (1 if g.state["tile"] == me else 0)
+    ok(g, p, "end")
+    assert "déjà à" in refused(g, p, "acquire obelisk")
+    # Places of power: one card with two faces; the other face is taken too.
+    ok(g, p, f"essence {2 - me} mort +9")
+    undo_restores(g, p, "acquire catacombes de la mort")
+    assert g.state["seats"][1 - me]["c"]["mort"] == 1
+
+
+def test_res_arcana_component_points_count_at_the_victory_check(journal: Journal, library: CardLibrary) -> None:
+    g, p = start(journal, library, "res-arcana", ["Ann", "Bob"], seed=2)
+    me = g.state["active"]
+    ok(g, p, f"essence {me + 1} or +20")
+    ok(g, p, f"vp {me + 1} +4")
+    ok(g, p, "next")
+    for monument in ("grande pyramide", "colosse", "oracle"):
+        ok(g, p, f"acquire {monument}")
+        ok(g, p, "end")
+        ok(g, p, "end")
+    assert g.rules.points(g.state, me) >= 4 + 3 + 2 + 2
+    ok(g, p, "pass")
+    said = ok(g, p, "pass") + ok(g, p, "next")
+    assert g.state["over"] and g.state["winner"] == [me], said
+
+
+# -- VTES (krcg's pool costs), Rise and ASTRAL (users' cards) -------------------------------
+
+
+def test_vtes_pool_costs_and_vampires(journal: Journal) -> None:
+    lib = CardLibrary()
+    g, p = start(journal, lib, "vtes", ["Ann", "Bob"], seed=2)
+    me = g.state["active"]
+    said = undo_restores(g, p, "play pentex subversion")
+    assert "-2 pool (28)" in said[0]
+    undo_restores(g, p, "play anson")
+    assert g.state["seats"][me]["vampires"] == {"Anson": {"capacity": 8, "blood": 8}}
+    said = ok(g, p, "play govern the unaligned")
+    assert said[-1] == "À faire à la main : coût en sang (1) : à payer par le vampire"
+    ok(g, p, f"pool {me + 1} =1")
+    assert "il faut 2 pool" in refused(g, p, "play pentex subversion")
+
+
+def test_rise_and_astral_user_cards(journal: Journal, library: CardLibrary) -> None:
+    g, p = start(journal, library, "rise", ["Ann", "Bob"])
+    me = g.state["active"]
+    ok(g, p, f"coins {me + 1} =2")
+    assert "il faut 3 pièces" in refused(g, p, "play garde du pont")
+    ok(g, p, f"coins {me + 1} +2")
+    undo_restores(g, p, "play garde du pont")
+    assert g.state["seats"][me]["c"]["coins"] == 1
+
+    g, p = start(journal, library, "astral", ["Ann", "Bob"])
+    me = g.state["active"]
+    ok(g, p, f"max {me + 1} =3")
+    ok(g, p, f"energy {me + 1} =3")
+    undo_restores(g, p, "play eclaireur")  # a minion: one of the turn's main actions
+    assert g.state["seats"][me]["c"]["energy"] == 1 and g.state["seats"][me]["actions"]["sbire"] == 1
+    undo_restores(g, p, "play onde")
+    assert g.state["seats"][me]["c"]["stars"] == 1
+    assert "actions" in refused(g, p, "play eclaireur")  # the third main action is refused
+
+
+# -- the proposal for a card laid, and the card last laid -----------------------------------
+
+
+def test_propose_for_a_laid_card(journal: Journal, library: CardLibrary) -> None:
+    g, p = start(journal, library, "ascension", ["Ann", "Bob"])
+    mystic = library.get("ascension:mystique")
+    intent = propose(g, mystic)
+    assert intent is not None and intent.verb == "acquire" and intent.source == "scan"
+    assert proposal_text(g, intent, "fr") == "Mystique : acquérir pour 3 runes ?"
+    assert proposal_text(g, intent, "en") == "Mystique: acquire for 3 runes?"
+    assert not g.apply(intent).ok  # no runes yet: refused, nothing changed
+    for _ in range(3):
+        ok(g, p, "play apprenti")
+    assert g.apply(propose(g, mystic)).ok
+    # A card the seat took is one it plays next.
+    again = propose(g, mystic)
+    assert again.verb == "play" and proposal_text(g, again, "fr") == "Mystique : jouer (+2 runes) ?"
+    troll = propose(g, library.get("ascension:lagoon-troll"))
+    assert proposal_text(g, troll, "fr") == "Lagoon Troll : vaincre pour 3 puissance (+2 honneur) ?"
+    # A mage is only read: nothing to propose.
+    assert propose(g, library.get("res-arcana:alchimiste")) is None
+    lib_ra = library
+    g2, _ = start(journal, lib_ra, "res-arcana", ["Ann", "Bob"])
+    assert propose(g2, library.get("res-arcana:alchimiste")) is None
+    assert propose(g2, library.get("res-arcana:bibliotheque")).verb == "acquire"
+
+
+def test_the_card_last_laid_is_the_default(journal: Journal, library: CardLibrary) -> None:
+    g = Game.new(journal, "ascension", ["Ann", "Bob"], seed=1)
+    laid: dict[int | None, str] = {None: "ascension:apprenti"}
+    p = Parser(g.data, ["Ann", "Bob"], library=library, laid=lambda seat: laid.get(seat))
+    assert p.parse("play").args["card"] == "ascension:apprenti"
+    with pytest.raises(ParseError) as err:
+        p.parse(f"play {2 - g.state['active']}")  # nothing laid on that seat's reader
+    assert "quelle carte" in err.value.text("fr")
+    bare = Parser(g.data, ["Ann", "Bob"])
+    with pytest.raises(ParseError):
+        bare.parse("play apprenti")  # no card library given: the parser never loads one
+
+
+def test_table_command_plays_cards_from_a_script(tmp_path: Path) -> None:
+    script = tmp_path / "turn.txt"
+    script.write_text("play apprenti\nplay apprenti\nplay apprenti\nacquire mystic\nplay milicien\n"
+                      "play milicien\ndefeat cultist\nundo\nstatus\n", encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "companion", "table", "--game", "ascension", "--players",
+                          "Ann,Bob", "--seed", "2", "--script", str(script), "--journal",
+                          str(tmp_path / "j.sqlite3"), "--json", "--strict"], capture_output=True, text=True,
+                         cwd=ROOT, timeout=300)
+    assert run.returncode == 0, run.stderr
+    final = json.loads(run.stdout)
+    seat = final["active_seat"] - 1
+    assert final["seats"][seat]["counters"]["power"] == 2 and final["seats"][seat]["counters"]["honor"] == 0
+    assert final["honor_pool"] == 60
+    assert "acquiert Mystique : -3 runes (0)." in run.stderr
