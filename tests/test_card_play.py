@@ -369,3 +369,68 @@ def test_table_command_plays_cards_from_a_script(tmp_path: Path) -> None:
     assert final["seats"][seat]["counters"]["power"] == 2 and final["seats"][seat]["counters"]["honor"] == 0
     assert final["honor_pool"] == 60
     assert "acquiert Mystique : -3 runes (0)." in run.stderr
+
+
+# -- properties: any card action then undo gives back the exact state before ---------------
+
+CARD_WORDS = {
+    "ascension": (["apprenti", "milicien", "eclat d'energie", "mystique", "soldat lourd", "leotans familiar",
+                   "leotan le heraut des etoiles", "runic honiskrot", "ogo demontrap", "oziah", "beacon shaman"],
+                  ["play", "acquire", "defeat"],
+                  ["fanatique", "lagoon troll", "raging ursine", "deviant fiend", "serpent siren", "herald of doom"]),
+    "res-arcana": (["arbre de vie", "anneau de midas", "athanor", "eclat elementaire", "dragon de feu", "crypte",
+                    "obelisque", "bibliotheque", "colosse", "catacombes de la mort", "mine des nains"],
+                   ["play", "acquire"], []),
+}
+
+
+@pytest.mark.parametrize("game_id", sorted(CARD_WORDS))
+def test_card_actions_then_undo_restore_the_exact_state(game_id: str, library: CardLibrary,
+                                                         tmp_path_factory: pytest.TempPathFactory) -> None:
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    names, verbs, monsters = CARD_WORDS[game_id]
+    essences = ["mort", "vie", "or", "serenite", "vigueur"]
+    card_line = st.one_of(
+        st.tuples(st.sampled_from(verbs), st.sampled_from(names + monsters),
+                  st.lists(st.sampled_from(essences), max_size=7)).map(lambda x: " ".join([x[0], x[1], *x[2]])),
+        st.sampled_from(["next", "end", "pass", "undo", "redo", "runes +3", "power +4", "energy +2",
+                         "essence 1 or +3", "essence 2 mort +4", "vie 1 +2"]),
+    )
+
+    @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                     HealthCheck.function_scoped_fixture])
+    @given(lines=st.lists(card_line, min_size=5, max_size=40), seed=st.integers(0, 1000))
+    def run(lines: list[str], seed: int) -> None:
+        j = Journal(tmp_path_factory.mktemp("props") / "j.sqlite3")
+        try:
+            g = Game.new(j, game_id, ["Ann", "Bob", "Cy"], seed=seed)
+            p = Parser(g.data, ["Ann", "Bob", "Cy"], library=library)
+            for line in lines:
+                try:
+                    intent = p.parse(line)
+                except ParseError:
+                    continue
+                before = copy.deepcopy(g.state)
+                result = g.apply(intent)
+                if not result.ok:
+                    assert g.state == before, line
+                    continue
+                if intent.verb in ("play", "acquire", "defeat"):
+                    after = copy.deepcopy(g.state)
+                    assert g.apply(p.parse("undo")).ok
+                    assert g.state == before, line
+                    assert g.apply(p.parse("redo")).ok
+                    assert g.state == after, line
+                if game_id == "ascension":
+                    s = g.state
+                    honors = sum(x["c"]["honor"] for x in s["seats"])
+                    assert s["shared"]["pool"] + honors == s["honor_start"] + s["shared"]["extra"]
+                for seat in g.state["seats"]:
+                    assert all(v is None or v >= 0 for v in seat["c"].values())
+            assert Game.open(j, g.id).state == g.state
+        finally:
+            j.close()
+
+    run()
