@@ -52,7 +52,7 @@ class TableSession:
 
     @classmethod
     def start(cls, game_id: str | None, players: str | None, seed: int | None, journal_path: str | None,
-              resume: int | None) -> TableSession:
+              resume: int | None, library: Any = None) -> TableSession:
         from companion import paths
         from companion.table.commands import Parser
         from companion.table.engine import Game
@@ -64,7 +64,7 @@ class TableSession:
         else:
             names = [n.strip() for n in (players or "").split(",") if n.strip()]
             game = Game.new(journal, game_id or "", names, seed=seed, source="key")
-        parser = Parser(game.data, [s["name"] for s in game.state["seats"]], source="key")
+        parser = Parser(game.data, [s["name"] for s in game.state["seats"]], source="key", library=library)
         return cls(game, parser, journal)
 
 
@@ -240,7 +240,7 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
         from companion.table.journal import JournalError
 
         try:
-            table = TableSession.start(game, players, seed, journal, resume)
+            table = TableSession.start(game, players, seed, journal, resume, library=library)
         except Refusal as r:
             print(t("table.refused", reason=render(None, r.key, r.values)), file=sys.stderr)
             return 2

@@ -351,8 +351,14 @@ def test_the_card_last_laid_is_the_default(journal: Journal, library: CardLibrar
         p.parse(f"play {2 - g.state['active']}")  # nothing laid on that seat's reader
     assert "quelle carte" in err.value.text("fr")
     bare = Parser(g.data, ["Ann", "Bob"])
-    with pytest.raises(ParseError):
+    with pytest.raises(ParseError) as err:
         bare.parse("play apprenti")  # no card library given: the parser never loads one
+    assert err.value.key == "table.parse.no_library"
+    from companion.table.data import load_table
+
+    with pytest.raises(ParseError) as err:
+        Parser(load_table("vtes"), ["Ann", "Bob"]).parse("vampire 1 anson")  # nor for a vampire's capacity
+    assert err.value.key == "table.parse.vampire_unknown"
 
 
 def test_table_command_plays_cards_from_a_script(tmp_path: Path) -> None:

@@ -225,7 +225,10 @@ def test_parser_words(journal: Journal) -> None:
 
 
 def test_vtes_vampire_capacity_comes_from_the_card(journal: Journal) -> None:
-    g, p = new(journal, "vtes", ["Ann", "Bob"])
+    from companion.cards.library import CardLibrary
+
+    g = Game.new(journal, "vtes", ["Ann", "Bob"], seed=3)
+    p = Parser(g.data, ["Ann", "Bob"], library=CardLibrary())  # the caller's library, never a hidden one
     do(g, p, "vampire 1 anson")  # the crypt card's capacity, its printed name, typos forgiven
     assert g.state["seats"][0]["vampires"] == {"Anson": {"capacity": 8, "blood": 8}}
     do(g, p, "vampire 2 Aneke 10 4")  # a capacity given is taken as given

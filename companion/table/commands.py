@@ -9,7 +9,6 @@ A line that cannot be understood raises ``ParseError`` with a message key and it
 
 from __future__ import annotations
 
-import functools
 import re
 import shlex
 from collections.abc import Callable
@@ -84,12 +83,13 @@ class Parser:
         self.names = seat_names
         self.source = source
         self.verbs = verb_words(data.id)
-        # The card library of the caller (play/acquire/defeat name cards); never loaded here.
+        # The card library of the caller (cards named in play/acquire/defeat, a vampire's
+        # capacity); the parser never loads one of its own.
         self.library = library
         # The reference of the card last laid on a seat's reader (None: the table's reader).
         self.laid = laid
         # A vampire named without its capacity takes the card's (the VTES card list knows it).
-        self.crypt_card = crypt_card or vtes_crypt_card
+        self.crypt_card = crypt_card or (lambda name: vtes_crypt_card(name, library))
 
     # -- tokens ---------------------------------------------------------------------------
 
@@ -360,18 +360,13 @@ class Parser:
         return word.isdigit() or fold(word) in self.data.groups.get("essence", {})
 
 
-def vtes_crypt_card(name: str) -> tuple[str, int] | None:
+def vtes_crypt_card(name: str, library: Any) -> tuple[str, int] | None:
     """(printed name, capacity) of the VTES crypt card a player named, forgiving typos; None
-    when no crypt card answers to it."""
-    hits = [h.card for h in _library().search(name, game="vtes", limit=5) if h.card.extra.get("capacity")]
+    when no crypt card answers to it, or when no card library was given."""
+    if library is None:
+        return None
+    hits = [h.card for h in library.search(name, game="vtes", limit=5) if h.card.extra.get("capacity")]
     if not hits:
         return None
     card = hits[0]
     return card.extra.get("printed_name") or card.name, int(card.extra["capacity"])
-
-
-@functools.cache
-def _library() -> Any:
-    from companion.cards.library import CardLibrary
-
-    return CardLibrary()

@@ -145,7 +145,7 @@ class Session(EventDispatcher):
         if isinstance(intent, str):
             text = intent
             try:
-                parsed = Parser(game.data, self.seat_names, source=_source(source)).parse(text)
+                parsed = Parser(game.data, self.seat_names, source=_source(source), library=self.library).parse(text)
             except ParseError as exc:
                 return self._answer(refused(exc.key, text=text, source=source, data=game.data, **exc.values))
             if parsed is None:
