@@ -16,7 +16,7 @@ import pytest
 from companion.cards import catalog
 from companion.cards.effects import effects_of
 from companion.cards.library import CardLibrary
-from companion.table.cardplay import proposal_text, propose
+from companion.table.cardplay import choices_needed, proposal_text, propose, with_choice
 from companion.table.commands import ParseError, Parser
 from companion.table.data import cardmap_dir
 from companion.table.engine import Game
@@ -340,6 +340,19 @@ def test_propose_for_a_laid_card(journal: Journal, library: CardLibrary) -> None
     g2, _ = start(journal, lib_ra, "res-arcana", ["Ann", "Bob"])
     assert propose(g2, library.get("res-arcana:alchimiste")) is None
     assert propose(g2, library.get("res-arcana:bibliotheque")).verb == "acquire"
+    # A choice the front end asks for (touch, keypad, phone), then gives back.
+    tree = propose(g2, library.get("res-arcana:arbre-de-vie"))
+    assert tree.verb == "play" and choices_needed(tree) == {
+        "pay": 2, "gain": 0, "allowed": ["mort", "serenite", "vie", "vigueur", "or"]}
+    assert choices_needed(propose(g2, library.get("res-arcana:obelisque")))["allowed"] == [
+        "mort", "serenite", "vie", "vigueur"]
+    me = g2.state["active"]
+    words = Parser(g2.data, ["Ann", "Bob"])
+    assert g2.apply(words.parse("next")).ok
+    assert "choisissez 2 essences" in g2.apply(tree).reason_text("fr")
+    assert g2.apply(words.parse(f"essence {me + 1} mort +1")).ok
+    assert g2.apply(with_choice(tree, ["mort", "mort"])).ok
+    assert g2.state["seats"][me]["c"]["mort"] == 0 and g2.state["seats"][me]["c"]["vie"] == 0
 
 
 def test_the_card_last_laid_is_the_default(journal: Journal, library: CardLibrary) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Protocol
 
-from companion.cards.effects import GAME_ACTIONS, effects_of
+from companion.cards.effects import ESSENCES, GAME_ACTIONS, effects_of
 from companion.cards.model import Card, parse_ref
 from companion.i18n import language, t
 from companion.table.data import TableData, fold
@@ -93,6 +93,25 @@ def propose(game: Game, card: Card, seat: int | None = None) -> Intent | None:
     if action is None:
         return None
     return card_intent(action, card, seat, source="scan")
+
+
+def choices_needed(intent: Intent) -> dict[str, Any] | None:
+    """What a front end must ask before applying (essences "of your choice"): how many to pay,
+    how many to gain, and which essences are allowed; None when the card needs no choice. The
+    answer goes back with ``with_choice``; the rules still refuse a wrong one with its reason."""
+    spec = intent.args.get("effect") or {}
+    pay = int((spec.get("pay") or {}).get("any", 0))
+    gain = int((spec.get("gain") or {}).get("any", 0))
+    if not pay and not gain:
+        return None
+    allowed = [e for e in ESSENCES if e not in (spec.get("but") or [])]
+    return {"pay": pay, "gain": gain, "allowed": allowed}
+
+
+def with_choice(intent: Intent, choice: list[str]) -> Intent:
+    """The same intent with the player's choices (essence words, paid first, then gained)."""
+    return Intent(intent.verb, intent.seat, {**copy.deepcopy(intent.args), "choice": list(choice)},
+                  source=intent.source, text=intent.text)
 
 
 def _amounts(data: TableData, amounts: dict[str, int], lang: str, sign: str = "") -> str:
