@@ -199,6 +199,11 @@ def test_a_whole_ascension_turn(journal: Journal, library: CardLibrary) -> None:
     # Per energy: Leotan, Herald of the Stars gives 4 + 1 per energy of this turn.
     ok(g, p, "play leotan le heraut des etoiles")
     assert g.state["seats"][me]["c"]["honor"] == 3 + 4 + 1
+    # Another card pays for this one: "free" after the name (Monastic Tutor, Righteous Templar).
+    runes = g.state["seats"][me]["c"]["runes"]
+    said = undo_restores(g, p, "acquire soldat lourd gratuit")
+    assert g.state["seats"][me]["c"]["runes"] == runes and "Soldat Lourd : gratuit" in " ".join(said)
+    assert "honneur" in undo_restores(g, p, "defeat lagoon troll free")[0]
     # A card with a condition says what is left to do by hand.
     said = ok(g, p, "play beacon shaman")
     assert said[-1].startswith("À faire à la main : Si la carte révélée est un Trésor")

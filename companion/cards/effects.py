@@ -39,6 +39,8 @@ GAME_ACTIONS: dict[str, tuple[str, ...]] = {
 }
 ESSENCES = ("mort", "serenite", "vie", "vigueur", "or")
 FIELDS = frozenset({"pay", "gain", "but", "energized", "vp", "ask"})
+# Said after a card's name when another card lets it be taken for nothing (Ascension).
+FREE_WORDS = frozenset({"free", "gratuit", "gratuite", "gratuitement"})
 
 
 def parse_effects(c: Checker, game: str) -> dict[str, dict[str, Any]]:

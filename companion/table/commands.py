@@ -14,6 +14,7 @@ import shlex
 from collections.abc import Callable
 from typing import Any
 
+from companion.cards.effects import FREE_WORDS
 from companion.i18n import language, t
 from companion.table.data import TableData, fold
 from companion.table.engine import Intent
@@ -356,8 +357,9 @@ class Parser:
     _p_defeat = _p_play
 
     def _is_choice(self, word: str) -> bool:
-        """A word given after a card's name to choose: an essence (Res Arcana) or a count."""
-        return word.isdigit() or fold(word) in self.data.groups.get("essence", {})
+        """A word given after a card's name to choose: an essence (Res Arcana), a count, or
+        ``free`` (a card another card lets you take for nothing)."""
+        return word.isdigit() or fold(word) in self.data.groups.get("essence", {}) or fold(word) in FREE_WORDS
 
 
 def vtes_crypt_card(name: str, library: Any) -> tuple[str, int] | None:

@@ -120,6 +120,21 @@ class GameRules(Rules):
         if self.phase_id(s) != "play":
             ctx.refuse("table.card.refuse.phase", action=f"@t:table.card.verb.{action}", phase="@p:play")
 
+    def card_payment(self, ctx: Ctx, seat: int, spec: dict[str, Any], intent: Intent) -> dict[str, int]:
+        from companion.cards.effects import FREE_WORDS
+        from companion.table.data import fold
+
+        card = str(intent.args.get("name", ""))
+        words = [fold(str(w)) for w in intent.args.get("choice") or []]
+        unknown = [w for w in words if w not in FREE_WORDS]
+        if unknown:
+            ctx.refuse("table.card.refuse.extra_choice", card=card, words=", ".join(unknown))
+        if words:
+            # Another card (Monastic Tutor, Righteous Templar, Lifebound Muse...) pays for this one.
+            ctx.note("table.card.free", card=card)
+            return {}
+        return super().card_payment(ctx, seat, spec, intent)
+
     def card_gains(self, ctx: Ctx, seat: int, spec: dict[str, Any], intent: Intent) -> dict[str, int]:
         gains = dict(super().card_gains(ctx, seat, spec, intent))
         energized = spec.get("energized")
