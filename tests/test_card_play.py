@@ -458,3 +458,25 @@ def test_card_actions_then_undo_restore_the_exact_state(game_id: str, library: C
             j.close()
 
     run()
+
+
+def test_a_whole_ascension_turn_by_laying_cards(journal: Journal, library: CardLibrary) -> None:
+    """Each card laid gives one proposal; confirming it is one event; reading a card changes nothing."""
+    g = Game.new(journal, "ascension", ["Ann", "Bob"], seed=5)
+    me = g.state["active"]
+    asked = []
+    for ref in ("apprenti", "apprenti", "apprenti", "mystique", "milicien", "milicien", "fanatique",
+                "mystique"):
+        intent = propose(g, library.get(f"ascension:{ref}"))
+        asked.append(proposal_text(g, intent, "fr"))
+        events = len(g.events())
+        assert g.apply(intent).ok, asked[-1]
+        assert len(g.events()) == events + 1 and g.events()[-1].payload["card"] == f"ascension:{ref}"
+    assert asked[3] == "Mystique : acquérir pour 3 runes ?"
+    assert asked[6] == "Fanatique : vaincre pour 2 puissance (+1 honneur) ?"
+    assert asked[7] == "Mystique : jouer (+2 runes) ?"  # acquired this turn, so now played
+    c = g.state["seats"][me]["c"]
+    assert (c["runes"], c["power"], c["honor"]) == (2, 0, 1)
+    before = copy.deepcopy(g.state)
+    propose(g, library.get("ascension:herald-of-doom"))  # laid to read it: no confirmation, no change
+    assert g.state == before
