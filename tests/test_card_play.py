@@ -261,10 +261,22 @@ def test_res_arcana_place_and_acquire(journal: Journal, library: CardLibrary) ->
     assert g.rules.points(g.state, me) == 1 + (1 if g.state["tile"] == me else 0)
     ok(g, p, "end")
     assert "déjà à" in refused(g, p, "acquire obelisk")
+    # A cost lowered by another component (Artificier: 1 essence less; Harnais du Dragon: 3).
+    now = g.state["active"]
+    ok(g, p, f"essence {now + 1} vigueur =5")
+    assert "il faut 6 Vigueur" in refused(g, p, "play dragon de feu")
+    said = undo_restores(g, p, "play dragon de feu -1 vigueur")
+    assert said[0].endswith("joue Dragon de Feu : -5 Vigueur (0).") and "1 Vigueur de moins" in said[1]
+    ok(g, p, "end")
     # Places of power: one card with two faces; the other face is taken too.
-    ok(g, p, f"essence {2 - me} mort +9")
+    now = g.state["active"]
+    ok(g, p, f"essence {now + 1} mort =9")
     undo_restores(g, p, "acquire catacombes de la mort")
-    assert g.state["seats"][1 - me]["c"]["mort"] == 1
+    assert g.state["seats"][now]["c"]["mort"] == 0
+    ok(g, p, "end")
+    ok(g, p, f"essence {g.state['active'] + 1} vigueur =8")
+    ok(g, p, f"essence {g.state['active'] + 1} mort =4")
+    assert "Puits Sacrificiel est déjà à" in refused(g, p, "acquire puits sacrificiel")
 
 
 def test_res_arcana_component_points_count_at_the_victory_check(journal: Journal, library: CardLibrary) -> None:

@@ -357,9 +357,13 @@ class Parser:
     _p_defeat = _p_play
 
     def _is_choice(self, word: str) -> bool:
-        """A word given after a card's name to choose: an essence (Res Arcana), a count, or
-        ``free`` (a card another card lets you take for nothing)."""
-        return word.isdigit() or fold(word) in self.data.groups.get("essence", {}) or fold(word) in FREE_WORDS
+        """A word given after a card's name to choose: an essence (Res Arcana), a count, a
+        reduction (``-1``), or ``free`` (a card another card lets you take for nothing)."""
+        if word.isdigit() or fold(word) in FREE_WORDS:
+            return True
+        essences = self.data.groups.get("essence", {})
+        # "-1 vigueur": a cost lowered by another component (Res Arcana).
+        return fold(word) in essences or (bool(essences) and word.startswith("-") and word[1:].isdigit())
 
 
 def vtes_crypt_card(name: str, library: Any) -> tuple[str, int] | None:

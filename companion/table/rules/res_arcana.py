@@ -239,16 +239,37 @@ class GameRules(Rules):
                 ctx.refuse("table.card.refuse.taken", card=card, owner=ctx.name(i))
 
     def _choices(self, ctx: Ctx, intent: Intent) -> list[str]:
+        """Essences chosen after the card's name (``2 mort`` is ``mort mort``); a reduction
+        (``-1 vigueur``) is taken apart by ``_reductions``."""
+        return self._words(ctx, intent)[0]
+
+    def _words(self, ctx: Ctx, intent: Intent) -> tuple[list[str], dict[str, int]]:
         out: list[str] = []
-        times = 1
+        less: dict[str, int] = {}
+        times, minus = 1, False
         for word in intent.args.get("choice") or []:
             word = str(word)
-            if word.isdigit():
-                times = int(word)
+            if word.lstrip("-").isdigit():
+                times, minus = int(word.lstrip("-")), word.startswith("-")
                 continue
-            out.extend([self.essence_word(ctx, word)] * times)
-            times = 1
-        return out
+            essence = self.essence_word(ctx, word)
+            if minus:
+                less[essence] = less.get(essence, 0) + times
+            else:
+                out.extend([essence] * times)
+            times, minus = 1, False
+        return out, less
+
+    def _reduce(self, pay: dict[str, int], n_any: int, less: dict[str, int]) -> tuple[dict[str, int], int]:
+        """A cost lowered by another component (Artificier, Harnais du Dragon...): each essence
+        named comes off that essence's part of the cost first, then off the essences of choice."""
+        pay = dict(pay)
+        for essence, n in less.items():
+            off = min(n, pay.get(essence, 0))
+            if off:
+                pay[essence] -= off
+            n_any = max(0, n_any - (n - off))
+        return {k: v for k, v in pay.items() if v}, n_any
 
     def _allowed(self, spec: dict[str, Any]) -> list[str]:
         return [e for e in self.essences() if e not in (spec.get("but") or [])]
@@ -256,7 +277,12 @@ class GameRules(Rules):
     def card_payment(self, ctx: Ctx, seat: int, spec: dict[str, Any], intent: Intent) -> dict[str, int]:
         pay = {k: int(v) for k, v in (spec.get("pay") or {}).items() if v and k != "any"}
         n_any = int((spec.get("pay") or {}).get("any", 0))
-        chosen = self._choices(ctx, intent)
+        chosen, less = self._words(ctx, intent)
+        if less:
+            pay, n_any = self._reduce(pay, n_any, less)
+            for essence, n in less.items():
+                ctx.note("table.card.reduced", card=str(intent.args.get("name", "")), amount=n,
+                         essence=f"@c:{essence}")
         ctx.payload["choice_left"] = chosen[n_any:] if n_any else chosen
         if not n_any:
             return pay
