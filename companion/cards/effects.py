@@ -135,4 +135,8 @@ def _vtes(card: Card) -> dict[str, dict[str, Any]]:
     if blood not in (None, ""):
         spec["ask"] = {"fr": f"coût en sang ({blood}) : à payer par le vampire",
                        "en": f"blood cost ({blood}): paid by the vampire"}
+    conviction = card.extra.get("conviction_cost")
+    if conviction not in (None, ""):
+        spec["ask"] = {"fr": f"coût en conviction ({conviction}) : à payer par le chasseur",
+                       "en": f"conviction cost ({conviction}): paid by the imbued"}
     return {"play": spec} if spec else {}
