@@ -124,19 +124,20 @@ def effects_of(card: Card) -> dict[str, dict[str, Any]]:
 def _vtes(card: Card) -> dict[str, dict[str, Any]]:
     if card.extra.get("crypt"):
         return {}  # a vampire is influenced out, not paid for: the table's `vampire` verb
-    cost = card.extra.get("pool_cost")
-    blood = card.extra.get("blood_cost")
     spec: dict[str, Any] = {}
+    cost = card.extra.get("pool_cost")
     if isinstance(cost, int) or (isinstance(cost, str) and cost.isdigit()):
         spec["pay"] = {"pool": int(cost)}
     elif cost not in (None, ""):
-        spec["ask"] = {"fr": f"coût variable en réserve ({cost}) : à retirer à la main",
-                       "en": f"variable pool cost ({cost}): take it by hand"}
-    if blood not in (None, ""):
-        spec["ask"] = {"fr": f"coût en sang ({blood}) : à payer par le vampire",
-                       "en": f"blood cost ({blood}): paid by the vampire"}
-    conviction = card.extra.get("conviction_cost")
-    if conviction not in (None, ""):
-        spec["ask"] = {"fr": f"coût en conviction ({conviction}) : à payer par le chasseur",
-                       "en": f"conviction cost ({conviction}): paid by the imbued"}
+        spec["ask"] = _said("effects.vtes.pool_variable", cost)
+    for key in ("blood_cost", "conviction_cost"):
+        value = card.extra.get(key)
+        if value not in (None, ""):
+            spec["ask"] = _said(f"effects.vtes.{key}", value)
     return {"play": spec} if spec else {}
+
+
+def _said(key: str, cost: Any) -> dict[str, str]:
+    from companion.i18n import t
+
+    return {lang: t(key, lang, cost=cost) for lang in ("fr", "en")}
