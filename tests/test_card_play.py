@@ -16,7 +16,7 @@ import pytest
 from companion.cards import catalog
 from companion.cards.effects import effects_of
 from companion.cards.library import CardLibrary
-from companion.table.cardplay import choices_needed, proposal_text, propose, with_choice
+from companion.table.cardplay import LastLaid, choices_needed, proposal_text, propose, with_choice
 from companion.table.commands import ParseError, Parser
 from companion.table.data import cardmap_dir
 from companion.table.engine import Game
@@ -374,12 +374,21 @@ def test_propose_for_a_laid_card(journal: Journal, library: CardLibrary) -> None
 
 def test_the_card_last_laid_is_the_default(journal: Journal, library: CardLibrary) -> None:
     g = Game.new(journal, "ascension", ["Ann", "Bob"], seed=1)
-    laid: dict[int | None, str] = {None: "ascension:apprenti"}
-    p = Parser(g.data, ["Ann", "Bob"], library=library, laid=lambda seat: laid.get(seat))
-    assert p.parse("play").args["card"] == "ascension:apprenti"
+    me = g.state["active"]
+    laid = LastLaid(active=lambda: g.state["active"])
+    p = Parser(g.data, ["Ann", "Bob"], library=library, laid=laid)
     with pytest.raises(ParseError) as err:
-        p.parse(f"play {2 - g.state['active']}")  # nothing laid on that seat's reader
+        p.parse("play")  # nothing laid yet
     assert "quelle carte" in err.value.text("fr")
+    laid.record("ascension:apprenti")  # the table's reader
+    assert p.parse("play").args["card"] == "ascension:apprenti"
+    assert p.parse(f"play {me + 1}").args["card"] == "ascension:apprenti"  # the active seat
+    with pytest.raises(ParseError):
+        p.parse(f"play {2 - me}")  # nothing laid on the other seat's reader
+    laid.record("ascension:mystique", seat=1 - me)
+    intent = p.parse(f"acquire {2 - me}")
+    assert intent.args["card"] == "ascension:mystique" and intent.seat == 1 - me
+    assert "ce n'est pas le tour" in g.apply(intent).reason_text("fr")
     bare = Parser(g.data, ["Ann", "Bob"])
     with pytest.raises(ParseError) as err:
         bare.parse("play apprenti")  # no card library given: the parser never loads one

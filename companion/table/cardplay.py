@@ -36,6 +36,28 @@ class CardNotFound(Exception):
         self.values = values
 
 
+class LastLaid:
+    """The card last laid on each seat's reader (seat None: the table's reader), for the table
+    words given without a card (``play`` alone). A front end records each scan; the parser asks
+    (``Parser(..., laid=last_laid)``). A seat with nothing laid falls back to the table's reader
+    only when it is the active seat, so a card never counts for someone who did not lay it."""
+
+    def __init__(self, active: Any = None) -> None:
+        self._refs: dict[int | None, str] = {}
+        self._active = active  # () -> the active seat or None
+
+    def record(self, ref: str, seat: int | None = None) -> None:
+        self._refs[seat] = ref
+
+    def __call__(self, seat: int | None) -> str | None:
+        if seat in self._refs:
+            return self._refs[seat]
+        active = self._active() if self._active is not None else None
+        if seat is None or seat == active:
+            return self._refs.get(None)
+        return None
+
+
 def card_intent(action: str, card: Card, seat: int | None = None, choice: list[str] | None = None,
                 source: str = "key") -> Intent:
     """The intent of one action with one card: its reference, name and effect travel with it, so
