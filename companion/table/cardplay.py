@@ -204,7 +204,8 @@ def find_card(library: Library, game: str, words: list[str], choice_word: Any = 
     k = len(words)
     while k > 1 and is_choice(words[k - 1]):
         k -= 1
-    hits = library.search(" ".join(words[:k]), game=game, limit=1)
+    # Only a card whose name answers: a word of some card's text is not that card.
+    hits = [h for h in library.search(" ".join(words[:k]), game=game, limit=3) if getattr(h, "where", "name") == "name"]
     if not hits:
         raise CardNotFound("table.parse.no_such_card", name=" ".join(words[:k]), game=game)
     return hits[0].card, words[k:]
