@@ -189,10 +189,7 @@ def find_card(library: Library, game: str, words: list[str], choice_word: Any = 
             raise CardNotFound("table.parse.wrong_game", name=card.name, game=game)
         return card, words[1:]
     is_choice = choice_word or (lambda w: False)
-    by_name: dict[str, Card] = {}
-    for card in library.load(game).values():
-        for n in (card.name, *card.names.values(), *card.aliases):
-            by_name.setdefault(_plain(n), card)
+    by_name = _names(library.load(game))
     # The longest beginning that is exactly a card's name, the rest being choices: "arbre de vie
     # mort serenite" is Arbre de Vie paid with Mort and Sérénité.
     for k in range(len(words), 0, -1):
@@ -209,6 +206,25 @@ def find_card(library: Library, game: str, words: list[str], choice_word: Any = 
     if not hits:
         raise CardNotFound("table.parse.no_such_card", name=" ".join(words[:k]), game=game)
     return hits[0].card, words[k:]
+
+
+_NAMES: dict[int, tuple[dict[str, Card], dict[str, Card]]] = {}
+
+
+def _names(cards: dict[str, Card]) -> dict[str, Card]:
+    """Every name and alias of a game's cards, plain; kept while the library keeps that list
+    (a reloaded library has a new one), since VTES has thousands of cards and names."""
+    hit = _NAMES.get(id(cards))
+    if hit is not None and hit[0] is cards:
+        return hit[1]
+    out: dict[str, Card] = {}
+    for card in cards.values():
+        for n in (card.name, *card.names.values(), *card.aliases):
+            out.setdefault(_plain(n), card)
+    if len(_NAMES) > 16:
+        _NAMES.clear()
+    _NAMES[id(cards)] = (cards, out)
+    return out
 
 
 def _plain(name: str) -> str:
