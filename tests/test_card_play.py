@@ -515,3 +515,27 @@ def test_a_whole_ascension_turn_by_laying_cards(journal: Journal, library: CardL
     before = copy.deepcopy(g.state)
     propose(g, library.get("ascension:herald-of-doom"))  # laid to read it: no confirmation, no change
     assert g.state == before
+
+
+def test_a_card_added_with_cards_add_is_played_from_a_script(tmp_path: Path) -> None:
+    import os
+
+    env = {**os.environ, "COMPANION_HOME": str(tmp_path / "home")}
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True,
+                              cwd=ROOT, timeout=300, env=env)
+
+    added = run("cards", "add", "--game", "astral", "--name", "Sentinelle d'Orion", "--type", "sbire",
+                "--cost", "2", "--text", "Un sbire de test.", "--json")
+    assert added.returncode == 0, added.stderr
+    script = tmp_path / "turn.txt"
+    script.write_text("max =2\nenergy =2\nplay sentinelle d orion\nplay sentinele dorion\n", encoding="utf-8")
+    played = run("table", "--game", "astral", "--players", "Ann,Bob", "--seed", "1", "--script", str(script),
+                 "--journal", str(tmp_path / "j.sqlite3"), "--json")
+    assert played.returncode == 0, played.stderr
+    final = json.loads(played.stdout)
+    seat = final["active_seat"] - 1
+    assert final["seats"][seat]["counters"]["energy"] == 0
+    assert "joue Sentinelle d'Orion : -2 Energy (0)." in played.stderr
+    assert "il faut 2 Energy" in played.stderr  # the second one cannot be paid: refused, said why
