@@ -342,9 +342,13 @@ def test_propose_for_a_laid_card(journal: Journal, library: CardLibrary) -> None
     assert intent is not None and intent.verb == "acquire" and intent.source == "scan"
     assert proposal_text(g, intent, "fr") == "Mystique : acquérir pour 3 runes ?"
     assert proposal_text(g, intent, "en") == "Mystique: acquire for 3 runes?"
+    events = len(g.events())
+    check = g.check(intent)  # what confirming would do, said with the proposal, recording nothing
+    assert not check.ok and "il faut 3 runes" in check.reason_text("fr") and len(g.events()) == events
     assert not g.apply(intent).ok  # no runes yet: refused, nothing changed
     for _ in range(3):
         ok(g, p, "play apprenti")
+    assert g.check(propose(g, mystic)).ok and g.state["seats"][g.state["active"]]["c"]["runes"] == 3
     assert g.apply(propose(g, mystic)).ok
     # A card the seat took is one it plays next.
     again = propose(g, mystic)
