@@ -80,3 +80,35 @@ def _a_rise_type() -> str:
 
     game = build(cardmap_dir(), overlay=Path("/nonexistent"), with_vtes=False).games["rise"]
     return sorted(game.type_ids())[0]
+
+
+# -- issue 14: what `cards show` and `cards stats` say -----------------------------------------
+
+
+def test_show_marks_superior_disciplines_and_names_types_costs_and_imbued_words() -> None:
+    from companion.cards.explain import card_lines
+    from companion.cards.library import CardLibrary
+
+    library = CardLibrary()
+    vtes = library.game("vtes")
+    anson = card_lines(library.lookup("Anson"), vtes, "fr")  # a name, as `speak` takes it
+    assert "Disciplines : Auspex, Dominate, Célérité supérieure, Présence supérieure" in anson
+    assert not any(line.startswith("Coût") for line in anson) and "Capacité : 8" in anson
+    master = card_lines(library.lookup("Pentex™ Loves You!"), vtes, "fr")
+    assert master[1] == "Type : Master" and "Coût : 2 de réserve" in master
+    assert card_lines(library.lookup("Absimiliard's Army"), vtes, "fr")[1] == "Type : Événement"
+    assert card_lines(library.lookup("Absimiliard's Army"), vtes, "en")[1] == "Type : Event"
+    imbued = card_lines(library.get("vtes:200102"), vtes, "fr")
+    assert "Vie : 6" in imbued and "Credo : Martyr" in imbued and "Vertus : Martyre, Rédemption, Vision" in imbued
+    assert not any(line.startswith(("Capacité", "Clan")) for line in imbued)
+
+
+def test_show_takes_a_name_and_stats_count_every_type() -> None:
+    shown = run("cards", "show", "anson")
+    assert shown.returncode == 0 and shown.stdout.startswith("Anson (G1)  [vtes:200107]")
+    stats = json.loads(run("cards", "stats", "--json").stdout)["vtes"]
+    from companion.cards.library import CardLibrary
+
+    cards = CardLibrary().cards("vtes")
+    assert stats["types"]["Reaction"] == sum("Reaction" in c.types for c in cards)
+    assert sum(stats["types"].values()) > stats["cards"]  # the cards of two types count under each
