@@ -39,7 +39,7 @@ def format_scan(scan: Scan) -> str:
         return f"{head}  ({details})  {text}" if details else f"{head}  {text}"
     if scan.status == "unreadable":
         return t("card.unreadable", detail=scan.detail) + f"  [uid {scan.uid}]"
-    return t("card.unknown", detail=scan.detail) + f"  [uid {scan.uid}]"
+    return t("card.unknown", detail=scan.detail_text()) + f"  [uid {scan.uid}]"
 
 
 @dataclass

@@ -85,7 +85,7 @@ def scan_view(scan: Scan, game: GameInfo | None = None) -> CardView:
     if scan.status == "unreadable":
         return CardView("unreadable", title=t("card.unreadable.title"),
                         text=t("card.unreadable", detail=scan.detail), detail=tag, where=where)
-    detail = " — ".join(x for x in (tag, scan.detail) if x)
+    detail = " — ".join(x for x in (tag, scan.detail_text()) if x)
     return CardView("unknown", title=t("card.unknown.title"), text=t("card.unknown.hint"), detail=detail, where=where)
 
 
