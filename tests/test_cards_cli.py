@@ -112,3 +112,45 @@ def test_show_takes_a_name_and_stats_count_every_type() -> None:
     cards = CardLibrary().cards("vtes")
     assert stats["types"]["Reaction"] == sum("Reaction" in c.types for c in cards)
     assert sum(stats["types"].values()) > stats["cards"]  # the cards of two types count under each
+
+
+def test_astral_starter_decks_are_named_typed_cards_a_player_completes(tmp_path: Path) -> None:
+    import csv
+
+    from companion.cards.library import CardLibrary
+    from companion.readers.events import TagEvent
+    from companion.speech.phrases import card_speech
+    from companion.tags import records
+    from companion.tags.resolve import Resolver
+
+    library = CardLibrary()
+    cards = library.cards("astral")
+    assert len(cards) == 60
+    game = library.game("astral")
+    types = {"Navigateur": "navigateur", "Sbire": "sbire", "Pouvoir": "pouvoir", "Environnement": "environnement",
+             "Cosmique": "cosmique", "Spéciale": "speciale"}
+    shared = ROOT.parent / "shared" / "data" / "astral-starter-decks.tsv"
+    if shared.exists():  # the reference list, where the project's shared folder sits beside the tree
+        rows = list(csv.DictReader(shared.open(encoding="utf-8"), delimiter="\t"))
+        got = {(c.name, c.types[0], c.extra["deck"]) for c in cards}
+        assert got == {(r["name"], types[r["type"]], r["starter_deck"]) for r in rows}
+    nisha = library.lookup("Nisha le général de la légion noir")  # spelled as printed
+    assert nisha is not None and nisha.extra["deck"]
+    # A tag resolves to the named, typed card, and speech says what its type's rules are.
+    scan = Resolver(library).resolve(TagEvent("laid", "sim", uid="04A1", ndef=records.encode_ref("astral:zvatas")))
+    assert scan.status == "card" and scan.card.name == "Zvatas" and scan.card.types == ("navigateur",)
+    said = " ".join(u.text for u in card_speech(scan.card, lang="fr", game=game))
+    assert said.startswith("Zvatas. Navigateur.") and "une seule par deck" in said
+    hits = library.search("falco demononuageux", game="astral", limit=1)
+    assert hits[0].card.ref == "astral:falco-demononuageux"
+    # `cards add` with the card's name completes it with its effect instead of refusing the id.
+    home = tmp_path / "home"
+    added = run("cards", "add", "--game", "astral", "--name", "Zvatas", "--type", "navigateur",
+                "--text", "Quand Zvatas est révélé, piochez une carte.", "--json", home=home)
+    assert added.returncode == 0, added.stderr
+    shown = json.loads(run("cards", "show", "astral:zvatas", "--json", home=home).stdout)
+    assert shown["text"].startswith("Quand Zvatas") and shown["extra"]["deck"] == "Démononuageux"
+    again = run("cards", "add", "--game", "astral", "--name", "Zvatas", "--type", "navigateur", "--text", "x",
+                home=home)
+    assert again.returncode == 2 and "already used" in again.stderr
+    assert run("cards", "validate", home=home).returncode == 0

@@ -119,6 +119,8 @@ def card_rows(card: Card, game: GameInfo | None, lang: str = "fr") -> list[tuple
             rows.append((t(label, lang=lang), str(extra[key])))
     if extra.get("clans"):
         rows.append((t("card.creed" if imbued else "card.clan", lang=lang), ", ".join(map(str, extra["clans"]))))
+    if extra.get("deck"):
+        rows.append((t("card.deck", lang=lang), str(extra["deck"])))
     if card.keywords:
         label = "card.keywords" if card.game != "vtes" else ("card.virtues" if imbued else "card.disciplines")
         rows.append((t(label, lang=lang), ", ".join(keyword_names(card, game, lang))))

@@ -150,6 +150,7 @@ def _validate(args) -> int:
 
 
 def _add(args, library) -> int:
+    from companion.cards.catalog import known_ids
     from companion.cards.overlay import add_card, overlay_file
     from companion.cards.yamlload import DataError
     from companion.i18n import t
@@ -181,7 +182,7 @@ def _add(args, library) -> int:
     if args.stat:
         fields["stats"] = {k.strip(): _number(v.strip()) for k, _, v in (s.partition("=") for s in args.stat)}
     try:
-        card = add_card(game, fields, set(library.load(game.id)))
+        card = add_card(game, fields, known_ids(library.load(game.id)))
     except DataError as exc:
         print(str(exc), file=sys.stderr)
         return 2

@@ -355,9 +355,25 @@ def card_speech(card: Any, verbosity: str = "normal", lang: str = "fr",
     body = for_the_ear(card.text, card_lang, card.game)
     if body:
         out.append(Utterance(body, card_lang))
+    elif not crypt:
+        out += _type_rules(card, lang, game)
     if verbosity == "full":
         out += _full_extras(card, lang, card_lang, _definitions(card, lang, glossary, game))
     return _merged(out)
+
+
+def _type_rules(card: Any, lang: str, game: Any) -> list[Utterance]:
+    """A card known only by its name and type (an ASTRAL starter card whose effect the player has
+    not entered yet): what its type's rules say, so that a scan still teaches something."""
+    from companion.cards.explain import card_type
+
+    for type_id in card.types:
+        known = card_type(game, type_id)
+        rules = known.text.get(lang) or known.text.get("fr") if known is not None else ""
+        if rules:
+            spoken = for_the_ear(rules, lang, card.game)
+            return [Utterance(data(lang)["card"]["no_text"].format(definition=spoken), lang)]
+    return []
 
 
 def _worth(card: Any, lang: str) -> list[Utterance]:
