@@ -335,6 +335,8 @@ def test_the_players_choose_the_first_player(journal: Journal) -> None:
     assert Game.open(journal, g.id).state == g.state
     g, _ = new(journal, "rise", ["Ann", "Bob"], first="Bob")
     assert g.state["first"] == 1 and g.state["seats"][1]["c"]["coins"] == 2
+    g, _ = new(journal, "rise", ["Ann", "Bob"], options={"first": "bo"})  # the same choice as an option
+    assert g.state["first"] == 1 and g.state["options"]["first"] == "Bob"
     with pytest.raises(Refusal) as err:
         Game.new(journal, "vtes", ["Ann", "Bob"], first="Zed")
     assert err.value.key == "table.refuse.first_unknown"

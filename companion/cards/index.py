@@ -21,7 +21,7 @@ from companion.cards import catalog as catalog_mod
 from companion.cards.catalog import Catalog
 
 log = logging.getLogger(__name__)
-FORMAT = 5  # bump when the stored shape of Card/GameInfo changes
+FORMAT = 6  # bump when the stored shape of Card/GameInfo changes
 
 
 def index_path() -> Path:

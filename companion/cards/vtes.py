@@ -67,7 +67,7 @@ def card_from_krcg(c: Any) -> Card:
         id=str(c.id),
         name=name,
         types=types,
-        cost=_cost(c) if not crypt else (f"capacity {c.capacity}" if c.capacity else ""),
+        cost="" if crypt else _cost(c),  # a vampire's capacity is not a cost: it is extra["capacity"]
         text=c.card_text or "",
         lang="en",
         names={"en": name},

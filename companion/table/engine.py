@@ -178,6 +178,7 @@ class Game:
         rules = rules_for(data)
         options = dict(options or {})
         rules.check_players(names, options)  # raises Refusal before anything is written
+        first = first if first is not None else options.pop("first", None)
         if first is not None and str(first).strip():
             # The choice is an option of the game, so it is in the journal's first event.
             options["first"] = names[rules.chosen_first(names, str(first).strip())]
