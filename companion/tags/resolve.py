@@ -10,6 +10,7 @@ from companion.cards.library import CardLibrary
 from companion.cards.model import Card
 from companion.readers.events import TagEvent
 from companion.tags import records
+from companion.textsafe import printable
 
 Status = Literal["card", "unknown", "unreadable"]
 
@@ -73,4 +74,4 @@ class Resolver:
             detail = "no NDEF message and UID not in the collection"
         else:
             detail = "no card reference on the tag"
-        return Scan(event, "unknown", ref=ref, detail=detail)
+        return Scan(event, "unknown", ref=ref, detail=printable(detail, limit=300))
