@@ -244,9 +244,14 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
         except Refusal as r:
             print(t("table.refused", reason=render(None, r.key, r.values)), file=sys.stderr)
             return 2
-        except (TableDataError, JournalError, KeyError, ValueError) as exc:
+        except JournalError as exc:  # cause in words; the game open elsewhere names its holder
+            print(t("console.table_error", error=exc.describe()), file=sys.stderr)
+            return 2
+        except (TableDataError, KeyError, ValueError) as exc:
             print(t("console.table_error", error=exc), file=sys.stderr)
             return 2
+        if table.journal.notice is not None:  # a damaged journal was set aside: one sentence
+            print(table.journal.notice_text(), file=sys.stderr)
     on_scan = speaker = on_text = None
     if speak:
         from companion.speech import Priority, make_speaker, speak_scan_callback

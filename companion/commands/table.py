@@ -44,8 +44,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         journal = Journal(path)
     except JournalError as exc:
-        say(t("table.cli.journal_error", error=exc), sys.stderr)
+        say(t("table.cli.journal_error", error=exc.describe(lang)), sys.stderr)
         return 2
+    if journal.notice is not None:  # a damaged journal was set aside: one sentence says so
+        say(journal.notice_text(lang), sys.stderr)
 
     if args.list:
         rows = journal.games()
@@ -92,6 +94,9 @@ def run(args: argparse.Namespace) -> int:
                 say(line)
     except TableDataError as exc:
         say(t("table.cli.data_error", error=exc), sys.stderr)
+        return 2
+    except JournalError as exc:  # the game is open in another program, or cannot be read
+        say(t("table.cli.journal_error", error=exc.describe(lang)), sys.stderr)
         return 2
 
     say(t("table.cli.journal", path=path, id=game.id), sys.stderr)

@@ -78,6 +78,9 @@ class Session(EventDispatcher):
     def journal(self) -> Journal:
         if self._journal is None:
             self._journal = Journal(self.journal_path)
+            if self._journal.notice is not None:  # a damaged journal was set aside: say it once
+                notice = self._journal.notice
+                self._answer(Result(True, Intent("journal"), notes=[(notice.key, notice.values)]))
         return self._journal
 
     def saved_games(self) -> list[GameRow]:
@@ -111,6 +114,8 @@ class Session(EventDispatcher):
             return self._answer(refused("ui.error", source=source, error=str(exc)))
         self.scans.clear()
         self.selected_seat = None
+        if self.game is not None and self.game is not game and self.game.id != game.id:
+            self.game.close()  # another program may open the previous game now
         self.game = game
         result = game.opening or refused("ui.error", error="")
         self._changed()
@@ -128,6 +133,8 @@ class Session(EventDispatcher):
             return self._answer(refused("ui.error", error=str(exc)))
         self.scans.clear()
         self.selected_seat = None
+        if self.game is not None and self.game is not game and self.game.id != game.id:
+            self.game.close()  # another program may open the previous game now
         self.game = game
         self._changed()
         if game.opening is not None:  # it had stopped before its first player was drawn
