@@ -273,7 +273,11 @@ class Journal:
                 db.close()
             if _is_damage(exc):
                 raise _Damaged(str(exc)) from exc
-            raise _error(self.path, exc) from exc
+            error = _error(self.path, exc)
+            if error.key in ("journal.cause.cannot_open", "journal.cause.other") and not os.access(
+                    self.path.parent, os.W_OK):
+                error.key = "journal.cause.read_only"
+            raise error from exc
 
     def _recover(self, reason: str) -> sqlite3.Connection:
         """Set the damaged file aside, start a new journal, copy into it what can be read."""

@@ -103,7 +103,10 @@ def bind_uid(uid: str, ref: str, note: str = "", path: Path | None = None) -> Pa
         # A layout line edits cannot follow (a flow mapping, say): write the mapping out afresh.
         new_text = "# UID: card reference (python -m companion tag bind)\n" + yaml.safe_dump(
             expected, allow_unicode=True, default_flow_style=False, default_style='"')
-    _write_atomic(path, new_text)
+    try:
+        _write_atomic(path, new_text)
+    except OSError as exc:  # a read-only home, a full disk: nothing was changed, say why
+        raise CollectionError(f"cannot save {path}: {exc.strerror or exc}") from None
     return path
 
 
