@@ -215,9 +215,12 @@ class Console:
         return 0
 
     def _read_stdin(self, stdin: TextIO) -> None:
+        got = False
         for line in stdin:
+            got = True
             self.events.put(line)
-        self.events.put(_EOF)
+        if got or self.table is not None:  # an empty stdin (/dev/null under systemd) ends nothing
+            self.events.put(_EOF)
 
 
 def main(reader_path: str | list[str], as_json: bool = False, count: int | None = None, speak: bool = False,
@@ -269,11 +272,12 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
     interactive = bool(sys.stdin and sys.stdin.isatty())
     # Typed lines matter with a simulated reader (cards) or a game (commands); a piped script ends the run.
     wants_stdin = console.sim is not None or table is not None
-    stdin = sys.stdin if wants_stdin and sys.stdin and (interactive or table is not None) else None
+    # A piped line lays its card too (`echo vtes:100845 | console --reader sim --count 1`).
+    stdin = sys.stdin if wants_stdin and sys.stdin else None
     if stdin is not None and interactive:
         print(t("console.help.table" if table else "console.help"), file=sys.stderr)
     try:
-        return console.run(count=count, stdin=stdin, stop_at_eof=table is not None and not interactive)
+        return console.run(count=count, stdin=stdin, stop_at_eof=not interactive)
     finally:
         if speaker is not None:
             if count is not None or table is not None:  # a scripted run ends after its last words
