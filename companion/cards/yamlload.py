@@ -137,7 +137,13 @@ def load_text(text: str, shown: str) -> Any:
         raise DataError(shown, 0, "", f"YAML: {exc}") from None
     if node is None:
         return None
-    return _build(node, shown, "")
+    try:
+        return _build(node, shown, "")
+    except yaml.MarkedYAMLError as exc:  # a tag no safe constructor knows (!!python/object)
+        mark = exc.problem_mark or exc.context_mark
+        raise DataError(shown, mark.line + 1 if mark else 0, "", f"YAML: {exc.problem or exc.context}") from None
+    except (yaml.YAMLError, ValueError, OverflowError, RecursionError) as exc:  # a date such as 2024-13-45
+        raise DataError(shown, 0, "", f"YAML: {type(exc).__name__}: {exc}"[:300]) from None
 
 
 def refuse_aliases(text: str, shown: str) -> None:
