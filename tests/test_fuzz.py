@@ -246,8 +246,9 @@ def test_command_words_are_refused_or_played_and_replay_the_same(script: tuple[s
 
 # --- YAML card files ----------------------------------------------------------------------------------------
 _YAML_BITS = ["cards:", "\n", "\n  ", "\n  - ", "- ", "id: ", "name: ", "type: ", "text: ", "cost: ", "&a ", "&b ",
-              "*a", "*b", "<<: *a", "[", "]", "{", "}", ", ", ": ", "'", '"', "#", "\t", "x", "é", "\x1b[2J", "!!python/object ",
-              "!!binary ", "?", "|", ">", "---", "...", "1", "-1", "1e400", "null", "~", "yes", "\\u0000", "%YAML 1.1\n"]
+              "*a", "*b", "<<: *a", "[", "]", "{", "}", ", ", ": ", "'", '"', "#", "\t", "x", "é", "\x1b[2J",
+              "!!python/object ", "!!binary ", "?", "|", ">", "---", "...", "1", "-1", "1e400", "null", "~", "yes",
+              "\\u0000", "%YAML 1.1\n"]
 
 BOMB = "cards:\n  - &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n" + "".join(
     f"  - &{b} [{','.join(['*' + a] * 9)}]\n" for a, b in zip("abcdefgh", "bcdefghi", strict=True))
@@ -289,9 +290,10 @@ def test_a_users_card_file_never_stops_the_library(games_catalog: catalog_mod.Ca
 
 
 # --- journal payloads ---------------------------------------------------------------------------------------
-_JSON = st.recursive(st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=6),
-                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
-                     max_leaves=12)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=12)
 _PATH_KEYS = st.sampled_from(["seats", "c", "pool", "vp", "turn", "phase", "over", "first", "rng", 0, 1, 2, 7, -1, ""])
 _EFFECTS = st.lists(st.fixed_dictionaries({"p": st.lists(_PATH_KEYS | _JSON, max_size=5)},
                                           optional={"o": _JSON, "n": _JSON}), max_size=4)
