@@ -106,3 +106,12 @@ def test_the_console_starts_with_a_collection_that_is_not_utf8(tmp_path: Path) -
     run = companion(tmp_path, "console", "--reader", "sim:vtes:100845", "--count", "1")
     assert run.returncode == 0, run.stderr
     assert "vtes:100845" in run.stdout and "Traceback" not in run.stderr
+
+
+def test_escapes_written_in_a_card_file_are_made_printable(tmp_path: Path) -> None:
+    path = tmp_path / "rise.yaml"
+    path.write_text('cards:\n  - {id: x, name: "Evil\\e]0;pwned\\a", text: "line one\\nline \\e[2J two"}\n',
+                    encoding="utf-8")
+    card = load_file(path)["cards"][0]
+    assert card["name"] == "Evil\\x1b]0;pwned\\x07"
+    assert card["text"] == "line one\nline \\x1b[2J two"

@@ -18,6 +18,8 @@ from typing import Any
 
 import yaml
 
+from companion.textsafe import is_printable, printable
+
 try:  # the C loader is an order of magnitude faster on the big files
     _Loader: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
@@ -98,7 +100,12 @@ _constructor = yaml.constructor.SafeConstructor()
 
 
 def _scalar(node: yaml.ScalarNode) -> Any:
-    return _constructor.construct_object(node, deep=True)
+    value = _constructor.construct_object(node, deep=True)
+    if isinstance(value, str) and not value.isprintable() and not is_printable(value):
+        # A double-quoted "\e[2J" is valid YAML: a shared card file must not reach a terminal,
+        # a label or the voice with it.
+        return printable(value, limit=None, keep_newlines=True)
+    return value
 
 
 def load_file(path: Path, display: str | None = None) -> Any:
