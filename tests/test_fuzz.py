@@ -60,7 +60,7 @@ def fuzz(examples: int):
     def wrap(test):
         _FUZZ_TESTS.append(test.__name__)
         profile = settings.get_profile(f"fuzz-{PROFILE}")
-        hyp = settings(profile, max_examples=examples if PROFILE != "soak" else max(examples, 2000))(test)
+        hyp = settings(profile, max_examples=examples)(test)  # a soak repeats rounds of this size
         if PROFILE != "soak":
             return hyp
 

@@ -115,3 +115,10 @@ def test_escapes_written_in_a_card_file_are_made_printable(tmp_path: Path) -> No
     card = load_file(path)["cards"][0]
     assert card["name"] == "Evil\\x1b]0;pwned\\x07"
     assert card["text"] == "line one\nline \\x1b[2J two"
+
+
+def test_a_shared_deck_list_prints_no_escape(tmp_path: Path) -> None:
+    deck = tmp_path / "deck.txt"
+    deck.write_text("2 Athanor\n1 Evil\x1b]0;pwned\x07 card\n", encoding="utf-8")
+    run = companion(tmp_path, "deck", "check", "--game", "res-arcana", str(deck))
+    assert "\x1b" not in run.stdout + run.stderr and "\\x1b" in run.stdout + run.stderr
