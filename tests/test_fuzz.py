@@ -313,6 +313,11 @@ _PAYLOADS = st.one_of(
 @example([(2, "{not json"), (3, '{"effects": [{"p": ["seats", 9, "x"], "n": 1}], "undoable": true}'), (4, "[1, 2]")])
 @example([(4, '{"targets": [3], "effects": []}'), (5, '{"targets": [3], "effects": []}')])
 @example([(0, "[" * 100000)])
+# Found by the first soak: well-formed effects that leave a state the rules never make.
+@example([(8, '{"effects": [{"p": ["phase"], "o": null, "n": 5}], "undoable": false, "targets": []}')])
+@example([(8, '{"effects": [{"p": ["phase"], "n": []}], "undoable": false, "targets": []}')])
+@example([(8, '{"effects": [{"p": ["phase"], "n": null}], "undoable": false, "targets": []}')])
+@example([(8, '{"effects": [{"p": ["phase"]}], "undoable": false, "targets": []}')])
 def test_journal_payloads_never_stop_a_resume(edits: list[tuple[int, str]]) -> None:
     TRIED["payloads"] += 1
     with _tmpdir() as tmp:
@@ -334,8 +339,9 @@ def test_journal_payloads_never_stop_a_resume(edits: list[tuple[int, str]]) -> N
                 game = Game.open(journal, 1, data=_DATA["vtes"])
             except JournalError:
                 return  # the set-up itself is unreadable: refused with a reason, nothing raised
-            for line in ("pool 1 +1", "undo", "undo", "redo", "next"):
+            for line in ("pool 1 +1", "undo", "undo", "redo", "next", "status"):
                 assert isinstance(game.apply(parser.parse(line)), Result)
+            assert game.status("en")
             live = json.loads(json.dumps(game.state))
             skipped = list(game.skipped)
             game.close()

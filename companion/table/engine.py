@@ -10,6 +10,7 @@ replays its journal, and a test checks that replay gives the live state.
 from __future__ import annotations
 
 import copy
+import logging
 import random
 import secrets
 import time
@@ -21,6 +22,8 @@ from companion.i18n import language, t
 from companion.table import effects as fx
 from companion.table.data import TableData, load_table
 from companion.table.journal import Event, Journal, JournalConflict, JournalError
+
+log = logging.getLogger(__name__)
 
 # Events that are part of the game's record but not of what undo takes back: the set-up, the
 # draw of the first player, and dice and coins (undoing a toss must not allow throwing again).
@@ -285,8 +288,14 @@ class Game:
         ctx = Ctx(self, work, intent, self.clock())
         try:
             handler(ctx, intent)
+            summary = None if intent.verb in QUERIES else self.rules.summary(work)
         except Refusal as r:
             return Result(False, intent, reason=(r.key, r.values), data=self.data)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+            # Only a state the rules never make gets here: a hand-edited or damaged journal
+            # (found by tests/test_fuzz.py). The change is refused; the program goes on.
+            log.exception("game %s: the rules cannot work on this state", self.id)
+            return self._refused(intent, "table.refuse.journal", cause="@t:journal.cause.state")
         if intent.verb in QUERIES:
             return Result(True, intent, notes=ctx.notes, answer=ctx.answer, data=self.data)
         effects = ctx.payload.pop("effects", None)
@@ -303,7 +312,7 @@ class Game:
         status = "over" if work.get("over") else "playing"
         try:
             ev = self.journal.append(self.id, etype, payload, seat=intent.seat, source=intent.source,
-                                     ts=ctx.now, status=status, summary=self.rules.summary(work),
+                                     ts=ctx.now, status=status, summary=summary,
                                      after=self.last_event_id)
         except JournalConflict as exc:
             # Another program wrote to this game: show what the journal holds, refuse this change.
@@ -363,7 +372,11 @@ class Game:
         return len(self._redo)
 
     def status(self, lang: str | None = None) -> list[str]:
-        return self.rules.status_lines(self.state, lang or language())
+        try:
+            return self.rules.status_lines(self.state, lang or language())
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):  # see _run
+            log.exception("game %s: no status for this state", self.id)
+            return [t("journal.cause.state", lang or language())]
 
     def to_json(self) -> dict[str, Any]:
         return self.rules.to_json(self.state)
