@@ -20,6 +20,8 @@ from typing import Any, Protocol
 
 import yaml
 
+from companion.i18n import t
+
 log = logging.getLogger(__name__)
 
 LANGS = ("fr", "en")
@@ -483,6 +485,17 @@ class Keys:
         if self.speaker is not None:
             self.speaker.repeat_message()
 
+    def a_history_prev(self, _b: Binding, step: int = -1) -> None:
+        if not self.announcer.history_step(step):
+            self.announcer.say(t("talk.history_empty" if step < 0 else "talk.history_end", self.lang), interrupt=True)
+
+    def a_history_next(self, b: Binding) -> None:
+        self.a_history_prev(b, 1)
+
+    def a_repeat_card(self, _b: Binding) -> None:
+        if self.speaker is None or not self.speaker.repeat():
+            self.announcer.say(t("talk.no_card", self.lang), interrupt=True)
+
     def a_stop(self, _b: Binding) -> None:
         if self.speaker is not None:
             self.speaker.stop()
@@ -519,10 +532,14 @@ class Keys:
         if seat is None:
             self.announcer.say(self.announcer.table_texts(self.host.game)[-1:], interrupt=True)
         else:
-            self.announcer.read_seat(self.host.game, seat)
+            self.announcer.read_seat(self.host.game, seat, short=self._short())
 
     def a_read_table(self, _b: Binding) -> None:
-        self.announcer.read_table(self.host.game)
+        self.announcer.read_table(self.host.game, short=self._short())
+
+    def _short(self) -> bool:
+        """At the short verbosity, readings leave out the counters at zero."""
+        return getattr(self.speaker, "verbosity", "normal") == "short"
 
     def a_read_focus(self, _b: Binding) -> None:
         if self.mode == "widget" and self.focus is not None and self.focus.current() is not None:
