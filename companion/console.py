@@ -46,6 +46,9 @@ class Console:
         self.as_json = as_json
         self.events: queue.Queue[Any] = queue.Queue()
         self.quitting = False
+        # A script read aloud waits for each answer to be said before the next line, as a
+        # listening player does; otherwise each answer would cut the one before short.
+        self.paced = False
         runtime.scans.deliver = self.events.put
         runtime.scans.news = self.events.put
         self.keys = runtime.keys(TableOnly(on_quit=self.quit))
@@ -144,6 +147,8 @@ class Console:
                     continue
                 if isinstance(item, str):
                     self.command(item)
+                    if self.paced:
+                        self.runtime.voice.wait_idle(timeout=30)
                 elif self.handle(item) is not None:
                     scans += 1
         except KeyboardInterrupt:
@@ -174,6 +179,7 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
     runtime = Runtime(journal_path=journal, lang=lang, speak=speak)
     runtime.voice.configure(rate=rate, voice_name=voice, verbosity=verbosity)
     console = Console(runtime, as_json=as_json)
+    console.paced = speak and not (sys.stdin and sys.stdin.isatty())
     try:
         runtime.scans.open(reader_path)
     except ValueError as exc:

@@ -194,4 +194,10 @@ class Talk:
             self._say(t("talk.no_card", self.lang))
 
     def _say(self, texts: str | list[str]) -> None:
-        self.announcer.say(texts, interrupt=True)
+        """Said for the ear (icons and signs as words, numbers spelled), written as they are."""
+        from companion.play.announcer import ear
+
+        lines = [texts] if isinstance(texts, str) else list(texts)
+        game = self.session.game
+        gid = game.data.id if game is not None else ""
+        self.announcer.say([ear(x, self.lang, gid) for x in lines], interrupt=True, written=lines)
