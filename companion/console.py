@@ -28,6 +28,7 @@ import time
 from typing import Any, TextIO
 
 from companion.i18n import language, t
+from companion.play.announcer import ear
 from companion.play.keys import TableOnly, keypad_keys
 from companion.play.runtime import Runtime
 from companion.play.talk import Talk
@@ -158,7 +159,9 @@ class Console:
         game = self.session.game
         if game is not None:
             # Said and written: the player hears that nothing is lost, and how to go on.
-            self.runtime.announcer.say(t("talk.bye_game", self.runtime.lang, id=game.id))
+            lang = self.runtime.lang
+            self.runtime.announcer.say(ear(t("talk.bye_game_said", lang, id=game.id), lang),
+                                       written=[t("talk.bye_game", lang, id=game.id)])
         else:
             self._status(t("console.bye"))
         if game is not None and not self.as_json:
@@ -209,7 +212,11 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
         stdin = sys.stdin if wants_stdin and sys.stdin and (interactive or playing) else None
         if playing:
             table = runtime.session.game
-            runtime.announcer.say(t("talk.opening", lang, id=table.id, game=table.data.name(lang)))
+            name = table.data.name(lang)
+            runtime.announcer.say(ear(t("talk.opening_said", lang, id=table.id, game=name), lang),
+                                  written=[t("talk.opening", lang, id=table.id, game=name)])
+            if console.paced:
+                runtime.voice.wait_idle(timeout=30)  # the first line typed must not cut the opening short
         elif stdin is not None and interactive:
             print(t("console.help"), file=sys.stderr)
         return console.run(count=count, stdin=stdin, stop_at_eof=playing and not interactive)

@@ -96,7 +96,8 @@ class Talk:
         # The English word (often the game's own term), with the French one after it in French.
         verbs = [words[0] if lang == "en" or len(words) < 2 else f"{words[0]} ({words[1]})"
                  for _verb, (words, games) in VERBS.items() if games is not None and data.id in games]
-        names = [f"{c.id} ({c.name(lang)})" if fold(c.name(lang)) != fold(c.id) else c.id
+        # "pv_a" is typed "pv 1 a": the id as words, the counter's name after it when it differs.
+        names = [f"{c.id.replace('_', ' ')} ({c.name(lang)})" if fold(c.name(lang)) != fold(c.id) else c.id
                  for c in [*counters, *[s for s in data.shared.values() if not s.hidden]]]
         chunks = [t("talk.help_counters", lang, counters=", ".join(names))]
         if verbs:
