@@ -44,6 +44,7 @@ MODIFIERS = ("ctrl", "alt", "meta", "shift")
 AZERTY_DIGITS = {"&": "1", "é": "2", '"': "3", "'": "4", "(": "5", "-": "6", "è": "7", "_": "8", "ç": "9", "à": "0"}
 KEYPAD_DIGITS = {f"numpad{d}": d for d in DIGITS}
 ENTER_KEYS = ("enter", "numpadenter")
+PAGE_KEYS = {"numpad2": 1, "numpad8": -1}  # through keypad help: next, previous
 CANCEL_KEYS = ("escape", "numpaddecimal")
 
 
@@ -332,6 +333,9 @@ class Keys:
         self.entry: str | None = None  # a value being typed for the cursor's counter
         self.mode = "cursor"  # which focus Enter acts on: the table cursor or a widget
         self.log: list[tuple[str, str]] = []  # (key, action) handled, for tests and the log
+        # Keypad help is read one key at a time: the lines left, and where the reading is.
+        self.pages: list[str] = []
+        self.page = 0
 
     # -- keys -----------------------------------------------------------------------------
     def press(self, key: str, typing: bool = False) -> bool:
@@ -339,6 +343,11 @@ class Keys:
         has the keyboard, so plain letters and digits are its own."""
         if self.entry is not None:
             return self._entry_key(key)
+        if self.pages:
+            if key in PAGE_KEYS:
+                self._turn_page(PAGE_KEYS[key])
+                return True
+            self.pages = []  # any other key leaves the help and does what it does
         if self.awaiting is not None:
             return self._amount_key(key)
         if typing and not self.pending and _is_text_key(key):
@@ -479,7 +488,21 @@ class Keys:
         game = self.host.game
         from_keypad = bool(self.log) and self.log[-1][0].startswith("numpad")
         lines = self.map.help_lines(self.host.screen, game.data.id if game else None, self.lang, from_keypad)
-        self.announcer.say(lines, interrupt=True)
+        if not from_keypad:
+            self.announcer.say(lines, interrupt=True)
+            return
+        # From the keypad, one key at a time: 2 for the next, 8 for the previous, any other key leaves.
+        head, intro, *keys = lines  # "Écran Table. Touches :", "Au pavé numérique :", then a key a line
+        self.pages, self.page = keys, 0
+        self.announcer.say([head, self.map.prompt("help_pages", self.lang), keys[0]], interrupt=True)
+
+    def _turn_page(self, step: int) -> None:
+        here = self.page + step
+        if not 0 <= here < len(self.pages):
+            self.say_prompt("help_end" if step > 0 else "help_start")
+            return
+        self.page = here
+        self.announcer.say(self.pages[here], interrupt=True)
 
     def a_repeat(self, _b: Binding) -> None:
         if self.speaker is not None:
