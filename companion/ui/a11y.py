@@ -73,10 +73,15 @@ class FocusManager:
         return True
 
     def set(self, widget: Any) -> None:
+        from kivy.uix.textinput import TextInput
+
         self._unring()
         self._widget = widget
         self._ring_on(widget)
         self.speak()
+        if isinstance(widget, TextInput):
+            # Reached by Tab, a field takes the keyboard at once: typing needs no Enter first.
+            widget.focus = True
 
     def clear(self) -> None:
         self._unring()
@@ -177,9 +182,12 @@ def describe_widget(widget: Any) -> tuple[str, str]:
     words = load_keymap()
     lang = _lang(language())
     on, off = words.prompt("on", lang), words.prompt("off", lang)
+    from kivy.uix.textinput import TextInput
+
     label = getattr(widget, "a11y_label", "") or ""
     value = getattr(widget, "a11y_value", "") or ""
-    kind = type(widget).__name__
+    # A field of a kv class of its own (UiInput) is still a text field: its hint is its name.
+    kind = "TextInput" if isinstance(widget, TextInput) else type(widget).__name__
     if not label:
         if kind == "TextInput":
             label = widget.hint_text
