@@ -31,6 +31,11 @@ class Ear(App):
 
 @pytest.fixture
 def ear(window, tmp_path):
+    from kivy.app import App as KivyApp
+
+    # An app stopped by an earlier test stays Kivy's "running app"; the Settings screen would
+    # take that app's config and leave the change to it, not to this window's voice.
+    KivyApp._running_app = None
     a = Ear(window, tmp_path)
     yield a
     a.close()
@@ -82,3 +87,72 @@ def test_history_and_keypad_help_in_the_window(ear):
     said = ear.press("numpaddivide", "numpaddivide")
     assert said[-1] == "pavé barre oblique puis pavé 1 à 6 : choisir la place 1 à 6.", said
     assert ear.press("numpad2") == ["pavé 6 : place suivante."]
+
+
+# game: (its place among Home's game buttons, a word to look up in its rules)
+GAMES = {"vtes": (1, "edge"), "ascension": (2, "honneur"), "res-arcana": (3, "essence"), "rise": (4, "pieces"),
+         "astral": (5, "etoiles")}
+
+
+def tab_to(ear: Ear, wanted: str, limit: int = 20) -> list[str]:
+    """Tab until the focus says ``wanted`` (bounded), as a player listens through a screen; a
+    field is said with its name and what it holds ("ann, Joueur 1, ann.")."""
+    heard: list[str] = []
+    for _ in range(limit):
+        heard += ear.press("tab")
+        if heard and (heard[-1] == wanted or f", {wanted.rstrip('.')}, " in heard[-1]):
+            return heard
+    raise AssertionError((wanted, heard))
+
+
+def test_five_whole_games_by_keys_from_home(ear):
+    """One window session: each game chosen on Home by Tab and Enter, players typed, started,
+    played a little (a phase, a counter, an undo), a rule looked up, the verbosity changed in
+    Settings, the table read; no touch, nothing looked at."""
+    ear.runtime.load_cards()  # as the app does in a worker at its start
+    rules = ear.root.get_screen("rules")
+    for game, (place, word) in GAMES.items():
+        if ear.root.current != "home":
+            assert ear.press("f2")[0].startswith("Écran Accueil.")
+        ear.a11y.focus.clear()
+        said = ear.press(*["tab"] * place)
+        choice = said[-1].rstrip(".").split(",")[0]
+        said = ear.press("enter")
+        assert said and said[-1].startswith(choice) and said[-1].endswith("activé."), (game, said)
+        tab_to(ear, "Joueur 1.")
+        ear.press("a", "n", "n")
+        tab_to(ear, "Joueur 2.")
+        ear.press("b", "o", "b")
+        tab_to(ear, "Commencer la partie.")
+        said = ear.press("enter")
+        assert ear.session.game is not None and ear.session.game.data.id == game, (game, said)
+        assert [s["name"] for s in ear.session.game.state["seats"]][:2] == ["ann", "bob"], said
+        assert any(x.startswith("Écran Table.") for x in said), said
+        # play: the next phase, one more on the counter under the cursor, then undo it
+        assert ear.press("numpadmul"), game
+        plus = ear.press("numpadadd")
+        if plus and plus[-1].startswith("Refusé :"):  # at its maximum (ASTRAL's Energy): one less
+            plus = ear.press("numpadsubstract")
+        assert any(" plus un" in x or " moins un" in x for x in plus), (game, plus)  # or "une"
+        undo = ear.press("numpad7")
+        assert undo and undo[-1].startswith("Annulé."), (game, undo)
+        # a rule, typed in the Rules search after one Tab
+        ear.press("f6")
+        ear.a11y.focus.clear()
+        ear.press("tab")
+        rules.ids.search.text = ""
+        ear.press(*word)
+        deadline = time.monotonic() + 10
+        while not rules.results and time.monotonic() < deadline:
+            time.sleep(0.05)
+            frames(1)
+        assert rules.results, (game, word, rules.ids.search.text, rules.query)
+        # the verbosity, in Settings, by Tab and Enter
+        ear.press("f9")
+        ear.a11y.focus.clear()
+        said = ear.press("tab", "tab", "tab", "tab")
+        assert said[-1].startswith("Quantité de paroles"), said
+        level = ear.press("enter")[-1]
+        assert level.startswith("Quantité de paroles") and ear.voice.verbosity in level, level
+        said = ear.press("f3", "t")
+        assert any(x.startswith("ann") for x in said) and any(x.startswith("bob") for x in said), (game, said)

@@ -81,8 +81,12 @@ class FocusManager:
         self._ring_on(widget)
         self.speak()
         if isinstance(widget, TextInput):
-            # Reached by Tab, a field takes the keyboard at once: typing needs no Enter first.
+            # Reached by Tab, a field takes the keyboard at once: typing needs no Enter first,
+            # and replaces what it held (said just before), as in any form.
             widget.focus = True
+            from kivy.clock import Clock
+
+            Clock.schedule_once(lambda _dt: widget.select_all() if widget.focus else None, 0)
 
     def clear(self) -> None:
         self._let_go()
@@ -126,7 +130,11 @@ class FocusManager:
             widget.dispatch("on_release")
             self.speak()
         elif isinstance(widget, ButtonBehavior):
+            before = describe_widget(widget)
             widget.trigger_action(duration=0)
+            after = describe_widget(widget) if self.current() is widget else None
+            if after is not None and (after != before or after[1]):
+                self.speak()  # a choice confirmed (a game chosen: "..., activé"), said at once
         elif hasattr(widget, "active"):  # a CheckBox or Switch
             widget.active = not widget.active
             self.speak()
