@@ -166,7 +166,9 @@ class SettingsScreen(Screen):
         from kivy.uix.settings import SettingsWithNoMenu
 
         if self.config is None:
-            self.config = ConfigParser(name="companion-settings")
+            # Unnamed: Kivy keeps named parsers for the whole process, and a second window in
+            # one process (a test, the app started again) could not make its own.
+            self.config = ConfigParser()
         set_defaults(self.config)
         holder = self.ids.holder
         holder.clear_widgets()
