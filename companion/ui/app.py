@@ -356,6 +356,10 @@ class CompanionApp(App):
         self.show_scan(scan)
 
     def show_scan(self, scan: Scan) -> None:
+        if self.runtime.phones.has_phone(scan.seat):  # that seat's phone alone shows it
+            self.runtime.lay(scan)
+            self._notice(t("phones.read_card", name=self.runtime.seat_name(scan.seat)))
+            return
         self.last_scan = scan
         self._notice("")
         self.card_screen.show_scan(scan)

@@ -469,6 +469,13 @@ class TableScreen(Screen):
 
     # -- intents ---------------------------------------------------------------------------
 
+    def invite_phones(self) -> None:
+        from kivy.app import App
+
+        from companion.ui.screens.phones import invite
+
+        invite(App.get_running_app().runtime)
+
     def send(self, command: str | Intent) -> Result | None:
         if self.session is None:
             return None
