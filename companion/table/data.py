@@ -72,6 +72,8 @@ class TableData:
     phases: tuple[Phase, ...]
     params: dict[str, Any] = field(default_factory=dict)
     path: str = ""
+    # What a front end shows (main counters, seat actions and their commands): see present.py.
+    present: dict[str, Any] = field(default_factory=dict)
 
     def name(self, lang: str = "fr") -> str:
         return self.names.get(lang) or self.names.get("fr") or self.id
@@ -217,9 +219,12 @@ def parse_table(doc: dict[str, Any], shown: str) -> TableData:
     params = table.get("params") or {}
     if not isinstance(params, dict):
         raise TableDataError(f"{where}.params: expected a mapping")
+    present = table.get("present") or {}
+    if not isinstance(present, dict):
+        raise TableDataError(f"{where}.present: expected a mapping")
     return TableData(id=str(doc.get("id") or shown), names=_texts(doc.get("names") or {}, f"{shown}: names"),
                      seats_min=seats["min"], seats_max=seats["max"], counters=counters, shared=shared,
-                     phases=tuple(phases), params=params, path=shown)
+                     phases=tuple(phases), params=params, path=shown, present=present)
 
 
 @functools.cache

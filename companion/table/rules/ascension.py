@@ -161,3 +161,20 @@ class GameRules(Rules):
                 "honor_start": s["honor_start"], "last_round": s["last_round"], "solo": s["solo"],
                 "teams": [[s["seats"][i]["name"] for i in team] for team in s.get("teams", [])],
                 "totals": s.get("totals")}
+
+    # -- presentation (companion/table/present.py) ---------------------------------------
+
+    def game_marks(self, s: dict[str, Any], seat: int, lang: str) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        if s["seats"][seat].get("cult"):
+            out.append(("", t("ui.ascension.cult", lang)))
+        for n, team in enumerate(s.get("teams", [])):
+            if seat in team:
+                out.append(("", t("table.ascension.mark.team", lang, team=n + 1)))
+        if s.get("over") and s.get("totals"):
+            out.append(("winner", t("table.ascension.mark.total", lang, total=s["totals"][seat])))
+        return out
+
+    def table_info(self, s: dict[str, Any], lang: str) -> list[tuple[str, str]]:
+        out = [("", t("table.ascension.last_round", lang))] if s.get("last_round") and not s.get("over") else []
+        return out + super().table_info(s, lang)

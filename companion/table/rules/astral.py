@@ -136,3 +136,22 @@ class GameRules(Rules):
     def seat_json(self, s: dict[str, Any], seat: int) -> dict[str, Any]:
         me = s["seats"][seat]
         return {"states": me["states"], "main_actions": me["actions"], "deck_empty": me["deck_empty"]}
+
+    # -- presentation (companion/table/present.py) ---------------------------------------
+
+    def counter_note(self, s: dict[str, Any], seat: int, cid: str, lang: str) -> tuple[str, dict[str, Any]] | None:
+        if cid == "stars":
+            return "ui.of_max", {"max": int(self.p.get("stars_to_win", 12))}
+        return super().counter_note(s, seat, cid, lang)
+
+    def game_marks(self, s: dict[str, Any], seat: int, lang: str) -> list[tuple[str, str]]:
+        me = s["seats"][seat]
+        out = [("state", t(f"table.astral.mark.{st}", lang)) for st in me["states"]]
+        if not me["states"]:
+            out.append(("", t("ui.astral.hidden", lang)))
+        if me["deck_empty"]:
+            out.append(("out", t("table.astral.mark.sudden_death", lang)))
+        if seat == s.get("active") and not s.get("over"):
+            limit = 3 if "astral" in me["states"] else 2
+            out.append(("", t("table.astral.mark.actions", lang, done=sum(me["actions"].values()), limit=limit)))
+        return out

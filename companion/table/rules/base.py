@@ -359,6 +359,77 @@ class Rules:
     def seat_json(self, s: dict[str, Any], seat: int) -> dict[str, Any]:
         return {}
 
+    # -- presentation, as data for the front ends (companion/table/present.py) ---------------
+
+    def main_counters(self) -> list[str]:
+        """The counters each seat shows big, the first one biggest (``present.main`` in game.yaml)."""
+        shown = [cid for cid, c in self.data.counters.items() if not c.hidden]
+        return [cid for cid in self.data.present.get("main", shown[:1]) if cid in self.data.counters]
+
+    def small_counters(self) -> list[str]:
+        """The other counters a seat shows, smaller (``present.small``; default: the rest)."""
+        main = self.main_counters()
+        rest = [cid for cid, c in self.data.counters.items() if not c.hidden and cid not in main]
+        return [cid for cid in self.data.present.get("small", rest) if cid in self.data.counters]
+
+    def counter_note(self, s: dict[str, Any], seat: int, cid: str, lang: str) -> tuple[str, dict[str, Any]] | None:
+        """A short note after a counter's name, as a message key and its values."""
+        c = self.data.counters[cid]
+        if c.clear == "turn":
+            return "ui.this_turn", {}
+        if isinstance(c.max, str):
+            return "ui.of_max", {"max": s["seats"][seat]["c"][c.max[1:]]}
+        return None
+
+    def seat_marks(self, s: dict[str, Any], seat: int, lang: str) -> list[tuple[str, str]]:
+        """Marks of a seat as (mark id, words): out, winner, then the game's own."""
+        out: list[tuple[str, str]] = []
+        if s["seats"][seat]["out"]:
+            out.append(("out", t("table.mark.out", lang)))
+        if s.get("over") and seat in s.get("winner", []):
+            out.append(("winner", t("ui.mark.winner", lang)))
+        return out + self.game_marks(s, seat, lang)
+
+    def game_marks(self, s: dict[str, Any], seat: int, lang: str) -> list[tuple[str, str]]:
+        return []
+
+    def table_info(self, s: dict[str, Any], lang: str) -> list[tuple[str, str]]:
+        """Lines for the middle of the table as (mark id, words): the last coin toss..."""
+        roll = s.get("roll")
+        if roll and roll.get("kind") == "toss":
+            keys = self.p.get("toss", ["table.toss.heads", "table.toss.tails"])
+            return [("toss", t("ui.last_toss", lang, result=t(keys[roll["result"]], lang)))]
+        return []
+
+    def action_ready(self, s: dict[str, Any], seat: int | None, when: dict[str, Any]) -> bool:
+        """Whether a seat action of game.yaml (``present.actions``) can be offered now; its
+        ``when`` names conditions on the state only, so that the front end never does."""
+        if s.get("over") and not when.get("after_over"):
+            return False
+        if seat is None:
+            return True
+        me = s["seats"][seat]
+        if me["out"]:
+            return False
+        if "active" in when and (s.get("active") == seat) != bool(when["active"]):
+            return False
+        if "phase" in when and self.phase_id(s) != when["phase"]:
+            return False
+        if "flag" in when and not me.get(when["flag"]):
+            return False
+        if "no_flag" in when and me.get(when["no_flag"]):
+            return False
+        if "has" in when and not me.get(when["has"]):
+            return False
+        return not ("not_holder" in when and s.get(when["not_holder"]) == seat)
+
+    def choices(self, s: dict[str, Any], seat: int, ask: str, lang: str) -> list[tuple[str, str]]:
+        """What a seat action's question offers, as (word sent, word shown): other seats in
+        play for ``target``; the games add theirs (vampires, components, essences)."""
+        if ask == "target":
+            return [(str(i + 1), x["name"]) for i, x in enumerate(s["seats"]) if i != seat and not x["out"]]
+        return []
+
     def game_json(self, s: dict[str, Any]) -> dict[str, Any]:
         return {}
 

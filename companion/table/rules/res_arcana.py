@@ -235,3 +235,25 @@ class GameRules(Rules):
 
     def game_json(self, s: dict[str, Any]) -> dict[str, Any]:
         return {"tile": None if s["tile"] is None else s["seats"][s["tile"]]["name"]}
+
+    # -- presentation (companion/table/present.py) ---------------------------------------
+
+    def game_marks(self, s: dict[str, Any], seat: int, lang: str) -> list[tuple[str, str]]:
+        me = s["seats"][seat]
+        out: list[tuple[str, str]] = []
+        if s["tile"] == seat:
+            out.append(("tile", t("table.res.mark.tile", lang)))
+        out.append(("passed", t("table.res.mark.passed", lang)) if me["passed"] else ("", t("ui.res.not_passed", lang)))
+        for comp, pile in me["on"].items():
+            what = ", ".join(f"{k} {self.data.counter(e).name(lang)}" for e, k in pile.items())
+            out.append(("put", f"{comp} : {what}"))
+        return out
+
+    def choices(self, s: dict[str, Any], seat: int, ask: str, lang: str) -> list[tuple[str, str]]:
+        if ask == "essence":
+            return [(e, self.data.counter(e).name(lang)) for e in self.essences()]
+        if ask == "essences":  # what pays for a missing Vie: any essence but Vie
+            return [(e, self.data.counter(e).name(lang)) for e in self.essences() if e != "vie"]
+        if ask == "component":
+            return [(comp, comp) for comp in s["seats"][seat]["on"]]
+        return super().choices(s, seat, ask, lang)

@@ -87,3 +87,8 @@ class GameRules(Rules):
         if s["first"] == seat:
             marks.append(t("table.mark.first", lang))
         return marks
+
+    # -- presentation (companion/table/present.py) ---------------------------------------
+
+    def game_marks(self, s: dict[str, Any], seat: int, lang: str) -> list[tuple[str, str]]:
+        return [("first", t("table.mark.first", lang))] if s.get("first") == seat else []

@@ -242,3 +242,38 @@ class GameRules(Rules):
 
     def game_json(self, s: dict[str, Any]) -> dict[str, Any]:
         return {"edge": None if s["edge"] is None else s["seats"][s["edge"]]["name"]}
+
+    # -- presentation (companion/table/present.py) ---------------------------------------
+
+    def game_marks(self, s: dict[str, Any], seat: int, lang: str) -> list[tuple[str, str]]:
+        me = s["seats"][seat]
+        out: list[tuple[str, str]] = []
+        if s["edge"] == seat:
+            out.append(("edge", t("ui.vtes.edge", lang)))
+        if not me["out"]:
+            prey, predator = self.prey(s, seat), self.predator(s, seat)
+            if prey is not None:
+                out.append(("prey", t("ui.vtes.prey", lang, name=s["seats"][prey]["name"])))
+            if predator is not None:
+                out.append(("predator", t("ui.vtes.predator", lang, name=s["seats"][predator]["name"])))
+        if me["withdrawing"]:
+            out.append(("withdrawing", t("table.vtes.mark.withdrawing", lang)))
+        for name, v in me["vampires"].items():
+            out.append(("blood", f"{name} {v['blood']}/{v['capacity']}"))
+        return out
+
+    def table_info(self, s: dict[str, Any], lang: str) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        ring = self.in_play(s)
+        if len(ring) > 1:
+            names = [s["seats"][i]["name"] for i in ring] + [s["seats"][ring[0]]["name"]]
+            out.append(("", t("ui.vtes.ring", lang, ring=" \u2192 ".join(names))))
+        holder = s["edge"]
+        out.append(("edge", t("ui.vtes.edge_holder", lang, name=s["seats"][holder]["name"])
+                    if holder is not None else t("ui.vtes.no_edge", lang)))
+        return out + super().table_info(s, lang)
+
+    def choices(self, s: dict[str, Any], seat: int, ask: str, lang: str) -> list[tuple[str, str]]:
+        if ask == "vampire":
+            return [(name, f"{name} {v['blood']}/{v['capacity']}") for name, v in s["seats"][seat]["vampires"].items()]
+        return super().choices(s, seat, ask, lang)
