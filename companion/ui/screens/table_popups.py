@@ -170,10 +170,6 @@ class SeatMenu(TurnedModal):
             body.add_widget(Label(text=t("ui.table.no_action"), font_name=theme.font_name, color=theme.muted,
                                   font_size=min(theme.body, 26)))
         self.content.add_widget(body)
-        if not screen.empty:
-            # The phones' invitation lives here since the table has no column of buttons any more.
-            self.invite = self.button(t("phones.title"), on=self.invite_phones, size_hint_y=None)
-            self.content.add_widget(self.invite)
         self.content.add_widget(self.button(t("ui.table.close"), "\u2717", on=lambda: self.dismiss(animation=False),
                                             size_hint_y=None))
 
