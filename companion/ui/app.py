@@ -146,6 +146,8 @@ class Root(BoxLayout):
         return False
 
     def add_screen(self, spec: ScreenSpec, screen: Screen) -> None:
+        # Screens name each other by their glyph (the table's menu) without importing this module.
+        screen.nav_glyph = spec.glyph
         self.manager.add_widget(screen)
         if spec.nav:
             self.nav.add_item(spec.name, spec.glyph, t(f"nav.{spec.name}"))

@@ -329,10 +329,8 @@ class TableMenu(TurnedModal):
                              height=min(theme.small, 22) * 3.6)
             reminder.bind(width=lambda lab, w: setattr(lab, "text_size", (w, lab.height)))
             self.content.add_widget(reminder)
-        from companion.ui.app import SCREENS
-
         names = [s for s in self.SCREENS if screen.manager is not None and screen.manager.has_screen(s)]
-        glyphs = {spec.name: spec.glyph for spec in SCREENS}
+        glyphs = {n: getattr(screen.manager.get_screen(n), "nav_glyph", "") for n in names}
         body = self.grid(len(names))
         self.buttons: dict[str, GlyphButton] = {}
         for name in names:
