@@ -171,9 +171,12 @@ class Console:
         return 0
 
     def _read_stdin(self, stdin: TextIO) -> None:
+        got = False
         for line in stdin:
+            got = True
             self.events.put(line)
-        self.events.put(_EOF)
+        if got or self.session.game is not None:  # an empty stdin (/dev/null under systemd) ends nothing
+            self.events.put(_EOF)
 
 
 def main(reader_path: str | list[str], as_json: bool = False, count: int | None = None, speak: bool = False,
@@ -214,7 +217,8 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
         playing = runtime.session.game is not None
         # Typed lines matter with a simulated reader (cards) or a game (commands); a piped script ends the run.
         wants_stdin = runtime.scans.simulator is not None or playing
-        stdin = sys.stdin if wants_stdin and sys.stdin and (interactive or playing) else None
+        # A piped line lays its card too (`echo vtes:100845 | console --reader sim --count 1`).
+        stdin = sys.stdin if wants_stdin and sys.stdin else None
         if playing:
             table = runtime.session.game
             name = table.data.name(lang)
@@ -224,7 +228,7 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
                 runtime.voice.wait_idle(timeout=30)  # the first line typed must not cut the opening short
         elif stdin is not None and interactive:
             print(t("console.help"), file=sys.stderr)
-        return console.run(count=count, stdin=stdin, stop_at_eof=playing and not interactive)
+        return console.run(count=count, stdin=stdin, stop_at_eof=not interactive)
     finally:
         if speak and (count is not None or runtime.session.game is not None):
             runtime.voice.wait_idle(timeout=60)  # a scripted run ends after its last words

@@ -26,10 +26,9 @@ def cardmap_dir() -> Path:
 
 
 def overlay_dir() -> Path:
-    """Users' own cards: one ``<game>.yaml`` per game, in the user data directory."""
-    path = paths.data_dir() / "cards"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    """Users' own cards: one ``<game>.yaml`` per game, in the user data directory. Not created
+    here: reading works on a read-only home; saving a card creates it (overlay.add_card)."""
+    return paths.data_dir() / "cards"
 
 
 @dataclass

@@ -133,6 +133,9 @@ def load(cardmap: Path | None = None, overlay: Path | None = None, rebuild: bool
     result = catalog_mod.build(cardmap, overlay, progress=progress)
     if result.transient:
         return result, True  # not cached: the next start tries krcg again
+    if not paths.writable(db_path.parent):  # a read-only home: the index is rebuilt each start
+        log.info("card index not saved: %s is read-only", db_path.parent)
+        return result, True
     try:
         _write(db_path, key, result)
     except (OSError, sqlite3.Error) as exc:  # a read-only cache must not stop the game

@@ -47,8 +47,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         journal = session.journal
     except JournalError as exc:
-        say(t("table.cli.journal_error", error=exc), sys.stderr)
+        say(t("table.cli.journal_error", error=exc.describe(lang)), sys.stderr)
         return 2
+    if journal.notice is not None:  # a damaged journal was set aside: one sentence says so
+        say(journal.notice_text(lang), sys.stderr)
 
     try:
         if args.list:

@@ -91,6 +91,9 @@ class Session:
     def journal(self) -> Journal:
         if self._journal is None:
             self._journal = Journal(self.journal_path)
+            if self._journal.notice is not None:  # a damaged journal was set aside: say it once
+                notice = self._journal.notice
+                self._answer(Result(True, Intent("journal"), notes=[(notice.key, notice.values)]))
         return self._journal
 
     def saved_games(self) -> list[GameRow]:
@@ -122,7 +125,7 @@ class Session:
             except Refusal as r:
                 return self._answer(refused(r.key, source=source, **r.values))
             except (TableDataError, JournalError) as exc:
-                return self._answer(refused("ui.error", source=source, error=str(exc)))
+                return self._answer(refused("ui.error", source=source, error=_cause(exc)))
             self._set_game(game)
             return self._answer(game.opening or refused("ui.error", error=""))
 
@@ -136,7 +139,7 @@ class Session:
             except (KeyError, ValueError):
                 return self._answer(refused("ui.no_such_game", source=source, id=game_id))
             except (TableDataError, JournalError) as exc:
-                return self._answer(refused("ui.error", source=source, error=str(exc)))
+                return self._answer(refused("ui.error", source=source, error=_cause(exc)))
             self._set_game(game)
             if game.opening is not None:  # it had stopped before its first player was drawn
                 return self._answer(game.opening)
@@ -164,7 +167,7 @@ class Session:
             try:
                 result = game.apply(intent)  # durable in the journal before it returns
             except JournalError as exc:
-                return self._answer(refused("ui.error", source=source, data=game.data, error=str(exc)))
+                return self._answer(refused("ui.error", source=source, data=game.data, error=_cause(exc)))
             if result.ok and result.event is not None:
                 self._changed()
             return self._answer(result)
@@ -219,6 +222,8 @@ class Session:
     # -- observers ----------------------------------------------------------------------------
 
     def _set_game(self, game: Game) -> None:
+        if self.game is not None and self.game is not game and self.game.id != game.id:
+            self.game.close()  # another program may open the previous game now
         self.scans.clear()
         self.last_scan = None
         self.selected_seat = None
@@ -241,6 +246,12 @@ def _parse_refusal(exc: Exception) -> tuple[str, dict[str, Any]]:
         return key, dict(getattr(exc, "values", {}) or {})
     log.exception("a command line could not be read")
     return "ui.error", {"error": f"{type(exc).__name__}"}
+
+
+def _cause(exc: Exception) -> str:
+    """An error in words: a journal's cause ("disque plein"), or the exception's own text."""
+    describe = getattr(exc, "describe", None)
+    return describe() if callable(describe) else str(exc)
 
 
 def _source(source: str) -> str:

@@ -23,13 +23,37 @@ class ParseError(Exception):
     def __init__(self, key: str, **values: Any) -> None:
         super().__init__(key)
         self.key = key
-        self.values = values
+        # A word quoted back is the user's own, but may be thousands of characters long.
+        self.values = {k: _shorten(v) if isinstance(v, str) else v for k, v in values.items()}
 
     def text(self, lang: str | None = None) -> str:
         return t(self.key, lang or language(), **self.values)
 
 
-AMOUNT = re.compile(r"^([+\-=])\s*(\d+)$")
+# ASCII digits only: ``\d`` also matches ``²`` (the key left of 1 on a French keyboard), which
+# ``int`` refuses. Every number typed is capped: no count, amount or seat of a card game needs more.
+AMOUNT = re.compile(r"^([+\-=])\s*([0-9]+)$")
+MAX_DIGITS = 4
+MAX_NUMBER = 10**MAX_DIGITS - 1
+
+
+def _shorten(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def number(token: str) -> int | None:
+    """The value of a token of ASCII digits; None when it is not one; ParseError when it is
+    beyond MAX_NUMBER (a number of thousands of digits is refused before ``int`` reads it)."""
+    if not token or not token.isascii() or not token.isdigit():
+        return None
+    if len(token.lstrip("0")) > MAX_DIGITS:
+        raise ParseError("table.parse.too_big", word=token, max=MAX_NUMBER)
+    return int(token)
+
+
+def is_number_like(token: str) -> bool:
+    """Digits of any script (``²``, ``٣``): a number the user meant, if not one we read."""
+    return bool(token) and token.isnumeric()
 
 # canonical verb → (words, games it belongs to or None for all)
 VERBS: dict[str, tuple[tuple[str, ...], tuple[str, ...] | None]] = {
@@ -87,8 +111,10 @@ class Parser:
 
     def seat(self, token: str) -> int | None:
         """0-based seat of a token (number or name), None if it is not one."""
-        if token.isdigit():
-            n = int(token)
+        n = number(token)
+        if n is None and is_number_like(token):
+            raise ParseError("table.parse.digits", word=token)
+        if n is not None:
             if 1 <= n <= len(self.names):
                 return n - 1
             raise ParseError("table.parse.no_seat", seat=n, count=len(self.names))
@@ -108,7 +134,9 @@ class Parser:
         if not m:
             return None
         sign, digits = m.groups()
-        return ("=", int(digits)) if sign == "=" else ("+", int(digits) * (-1 if sign == "-" else 1))
+        value = number(digits)
+        assert value is not None  # the pattern only matches ASCII digits
+        return ("=", value) if sign == "=" else ("+", value * (-1 if sign == "-" else 1))
 
     # -- lines ----------------------------------------------------------------------------
 
@@ -129,7 +157,7 @@ class Parser:
         # `+2` glued to a word (`pool2` is not supported, `pool +2` and `pool+2` are)
         split: list[str] = []
         for tok in tokens:
-            m = re.match(r"^(.*[^\s+\-=])([+\-=]\d+)$", tok)
+            m = re.match(r"^(.*[^\s+\-=])([+\-=][0-9]+)$", tok)
             split.extend([m.group(1), m.group(2)] if m else [tok])
         word, rest = fold(split[0]), split[1:]
         verb = self.verbs.get(word)
@@ -152,13 +180,13 @@ class Parser:
             if a is not None and amount is None:
                 amount = a
                 continue
-            if tok.isdigit() and seat is not None:
+            if number(tok) is not None and seat is not None:
                 raise ParseError("table.parse.sign", word=tok)
             s = self.seat(tok)
             if s is not None and seat is None:
                 seat = s
                 continue
-            if tok.isdigit() or re.fullmatch(r"\d+", tok):
+            if number(tok) is not None:
                 raise ParseError("table.parse.sign", word=tok)
             raise ParseError("table.parse.unexpected", word=tok, command=what)
         if amount is None:
@@ -198,9 +226,10 @@ class Parser:
         return s
 
     def _count(self, token: str, verb: str) -> int:
-        if not token.isdigit() or int(token) < 1:
+        n = number(token)
+        if n is None or n < 1:
             raise ParseError("table.parse.number", word=token, command=verb)
-        return int(token)
+        return n
 
     def _p_plain(self, verb: str, rest: list[str]) -> Intent:
         return self._only_seat(verb, rest)
@@ -215,12 +244,12 @@ class Parser:
     def _p_dice(self, verb: str, rest: list[str]) -> Intent:
         if not rest:
             return Intent(verb, None, {"sides": 6, "count": 1})
-        m = re.fullmatch(r"(\d*)[dD](\d+)|(\d+)", rest[0])
+        m = re.fullmatch(r"([0-9]*)[dD]([0-9]+)|([0-9]+)", rest[0])
         if not m or len(rest) > 1:
             raise ParseError("table.parse.dice", word=" ".join(rest))
         if m.group(3):
-            return Intent(verb, None, {"sides": int(m.group(3)), "count": 1})
-        return Intent(verb, None, {"sides": int(m.group(2)), "count": int(m.group(1) or 1)})
+            return Intent(verb, None, {"sides": number(m.group(3)), "count": 1})
+        return Intent(verb, None, {"sides": number(m.group(2)), "count": number(m.group(1) or "1")})
 
     def _p_toss(self, verb: str, rest: list[str]) -> Intent:
         return self._only_seat(verb, rest)
@@ -257,8 +286,8 @@ class Parser:
         seat = self._need_seat(rest[0])
         nums = []
         body = rest[1:]
-        while body and body[-1].isdigit() and len(nums) < 2:
-            nums.insert(0, int(body.pop()))
+        while body and number(body[-1]) is not None and len(nums) < 2:
+            nums.insert(0, number(body.pop()))
         if not body:
             raise ParseError("table.parse.vampire")
         name = " ".join(body)
@@ -317,9 +346,10 @@ class Parser:
             raise ParseError("table.parse.unexpected", word=rest[1], command=verb)
         cost = 0
         if rest:
-            if not rest[0].isdigit():
+            value = number(rest[0])
+            if value is None:
                 raise ParseError("table.parse.number", word=rest[0], command=verb)
-            cost = int(rest[0])
+            cost = value
         return Intent(verb, None, {"cost": cost})
 
     _p_power = _p_summon

@@ -11,6 +11,7 @@ from companion.cards.model import Card
 from companion.i18n import t
 from companion.readers.events import TagEvent
 from companion.tags import records
+from companion.textsafe import printable
 
 Status = Literal["card", "unknown", "unreadable"]
 
@@ -74,7 +75,7 @@ class Resolver:
             detail = "no NDEF message and UID not in the collection"
         else:
             detail = "no card reference on the tag"
-        return Scan(event, "unknown", ref=ref, detail=detail)
+        return Scan(event, "unknown", ref=ref, detail=printable(detail, limit=300))
 
 
 def scan_line(scan: Scan) -> str:
