@@ -17,7 +17,7 @@ COMMON = frozenset({"id", "name", "names", "aliases", "type", "subtypes", "cost"
 GAME_FIELDS: dict[str, frozenset[str]] = {
     "res-arcana": frozenset({"collect", "powers", "pair"}),
     "ascension": frozenset({"faction", "count", "gives"}),
-    "astral": frozenset({"multiples"}),
+    "astral": frozenset({"multiples", "deck"}),
 }
 POWER_KINDS = frozenset({"action", "reaction", "static"})
 
@@ -124,3 +124,5 @@ def _game_fields(c: Checker, game: str, extra: dict[str, Any]) -> None:
     elif game == "astral":
         if c.get("multiples", int) is not None:
             extra["multiples"] = item["multiples"]
+        if c.get("deck", str):
+            extra["deck"] = item["deck"]  # the starter deck the card comes in

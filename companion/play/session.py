@@ -114,14 +114,16 @@ class Session:
     # -- intents ----------------------------------------------------------------------------
 
     def new_game(self, game_id: str, players: list[str], seed: int | None = None,
-                 options: dict[str, Any] | None = None, source: str = "touch") -> Result:
-        """Start a game; the engine draws the first player. Returns the draw's result, or a
+                 options: dict[str, Any] | None = None, source: str = "touch", first: str | None = None) -> Result:
+        """Start a game; the engine draws the first player, unless the table chose one (``first``,
+        a player's name). Returns the draw's result, or a
         refusal (bad names, wrong number of seats) that changed nothing."""
         from companion.table.data import TableDataError
 
         with self._lock:
             try:
-                game = Game.new(self.journal, game_id, players, seed=seed, options=options, source=_source(source))
+                game = Game.new(self.journal, game_id, players, seed=seed, options=options, source=_source(source),
+                                first=first)
             except Refusal as r:
                 return self._answer(refused(r.key, source=source, **r.values))
             except (TableDataError, JournalError) as exc:

@@ -64,18 +64,26 @@ class Game:
     @classmethod
     def new(cls, journal: Journal, game: str, players: list[str], seed: int | None = None,
             options: dict[str, Any] | None = None, source: str = "script",
-            clock: Callable[[], float] = time.time, data: TableData | None = None) -> Game:
+            clock: Callable[[], float] = time.time, data: TableData | None = None,
+            first: str | None = None) -> Game:
+        """A new game; ``first`` names the first player the table chose (by name, any unambiguous
+        beginning, or seat number), otherwise the first player is drawn."""
         data = data or load_table(game)
         names = [p.strip() for p in players]
         from companion.table.rules import rules_for
 
         rules = rules_for(data)
-        rules.check_players(names, options or {})  # raises Refusal before anything is written
+        options = dict(options or {})
+        rules.check_players(names, options)  # raises Refusal before anything is written
+        first = first if first is not None else options.pop("first", None)
+        if first is not None and str(first).strip():
+            # The choice is an option of the game, so it is in the journal's first event.
+            options["first"] = names[rules.chosen_first(names, str(first).strip())]
         seed = secrets.randbits(48) if seed is None else int(seed)
         now = clock()
-        initial = rules.initial_state(names, seed, options or {}, now)
+        initial = rules.initial_state(names, seed, options, now)
         notes = [["table.started", {"game": f"@g:{data.id}", "players": names}]]
-        payload = {"players": names, "seed": seed, "options": options or {}, "game": data.id, "notes": notes,
+        payload = {"players": names, "seed": seed, "options": options, "game": data.id, "notes": notes,
                    "effects": fx.diff({}, initial)}
         gid, start = journal.new_game(data.id, names, ts=now, first=("start", payload, source))
         journal.lock_game(gid)  # nobody else knows its number yet: this cannot be refused

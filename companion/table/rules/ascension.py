@@ -111,6 +111,19 @@ class GameRules(Rules):
 
     # -- turns ----------------------------------------------------------------------------
 
+    def end_turn(self, ctx: Ctx) -> None:
+        s = ctx.s
+        if s["solo"] and s["last_round"]:
+            # The Cult takes its two cards at the end of every turn of the player, the last one
+            # too: its honor is entered first, and the next "end" counts the scores.
+            if not s.get("cult_last"):
+                s["cult_last"] = True
+                ctx.note("table.ascension.cult_last")
+                return
+            self.score(ctx, final=True)
+            return
+        super().end_turn(ctx)
+
     def on_turn_end(self, ctx: Ctx, seat: int) -> None:
         if ctx.s["solo"]:
             ctx.note("table.ascension.cult_turn")

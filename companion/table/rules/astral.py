@@ -70,6 +70,8 @@ class GameRules(Rules):
         if cid == "stars" and new >= int(self.p.get("stars_to_win", 12)):
             ctx.note("table.astral.stars_win", name=ctx.name(seat))
             self.finish(ctx, [seat])
+        elif cid == "max_energy" and new < old and ctx.s["seats"][seat]["c"]["energy"] > new:
+            self.set_value(ctx, seat, "energy", new)  # Energy never stays above its maximum
         elif cid == "pv" and new == 0 and old != 0:
             ctx.note("table.astral.navigator_dead", name=ctx.name(seat))
             self.lose(ctx, seat)

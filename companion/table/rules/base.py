@@ -43,15 +43,35 @@ class Rules:
                 "first": None, "active": None, "turn": 0, "round": 0, "phase": None,
                 "over": False, "winner": [], "clock": {"start": now, "turn": now, "round": now}}
 
+    def chosen_first(self, names: list[str], wanted: str) -> int:
+        """The seat of the first player the table chose: a seat number, a name, or the unambiguous
+        beginning of one (accents and case ignored)."""
+        from companion.table.data import fold
+
+        if wanted.isdigit() and 1 <= int(wanted) <= len(names):
+            return int(wanted) - 1
+        key = fold(wanted)
+        hits = [i for i, n in enumerate(names) if fold(n) == key] or \
+            [i for i, n in enumerate(names) if fold(n).startswith(key)]
+        if len(hits) != 1:
+            raise Refusal("table.refuse.first_unknown", name=wanted, players=", ".join(names))
+        return hits[0]
+
     def start_counters(self, seat: int, n: int, options: dict[str, Any]) -> dict[str, int | None]:
         return {cid: c.start for cid, c in self.data.counters.items()}
 
     def draw_first(self, ctx: Ctx, intent: Intent) -> None:
         n = len(ctx.s["seats"])
-        first = ctx.rand(n)
-        ctx.payload.update(draw=first, of=n)
+        chosen = ctx.s["options"].get("first")
+        if chosen is not None:
+            first = [seat["name"] for seat in ctx.s["seats"]].index(chosen)
+            ctx.payload.update(draw=first, of=n, chosen=True)
+            ctx.note("table.first_player_chosen", name=ctx.name(first))
+        else:
+            first = ctx.rand(n)
+            ctx.payload.update(draw=first, of=n)
+            ctx.note("table.first_player", name=ctx.name(first))
         ctx.s["first"] = first
-        ctx.note("table.first_player", name=ctx.name(first))
         self.on_first_player(ctx, first)
         ctx.s["round"] = 1
         self.start_turn(ctx, first)
@@ -193,6 +213,8 @@ class Rules:
             ctx.refuse("table.refuse.unset", name=who, counter=f"@c:{cid}")
         new = amount if mode == "=" else old + amount
         lo, hi = self.bounds(s, seat, cid)
+        if lo is not None and new < lo and mode == "+" and self.data.counter(cid).floor:
+            new = lo  # more damage than what is left: down to the minimum, no further
         if lo is not None and new < lo:
             if mode == "+" and lo == 0:
                 ctx.refuse("table.refuse.not_enough", name=who, counter=f"@c:{cid}", value=old, amount=-amount)

@@ -131,9 +131,15 @@ class GameRules(Rules):
 
     def check_change(self, ctx: Ctx, seat: int | None, cid: str, old: int | None, new: int) -> None:
         s = ctx.s
-        if seat is None or old is None or new >= old:
-            return  # gains are always allowed, even after passing
-        if self.phase_id(s) == "actions" and s["seats"][seat]["passed"]:
+        if seat is None or old is None or self.phase_id(s) != "actions" or not s["seats"][seat]["passed"]:
+            return
+        # A rival's power may still give essences to a player who has passed; nothing else moves.
+        if cid in self.essences() and new >= old:
+            return
+        ctx.refuse("table.res.refuse.acting_after_pass", name=ctx.name(seat))
+
+    def refuse_if_passed(self, ctx: Ctx, seat: int) -> None:
+        if self.phase_id(ctx.s) == "actions" and ctx.s["seats"][seat]["passed"]:
             ctx.refuse("table.res.refuse.acting_after_pass", name=ctx.name(seat))
 
     def verb_life(self, ctx: Ctx, intent: Intent) -> None:
@@ -142,6 +148,8 @@ class GameRules(Rules):
         amount = int(intent.args.get("amount", 1))
         if amount < 1:
             ctx.refuse("table.refuse.positive")
+        if seat == s["active"] and self.phase_id(s) == "actions":
+            ctx.refuse("table.res.refuse.life_self", name=ctx.name(seat))
         if s["seats"][seat]["passed"]:
             ctx.refuse("table.res.refuse.protected", name=ctx.name(seat))
         c = s["seats"][seat]["c"]
@@ -151,14 +159,17 @@ class GameRules(Rules):
         owed = 2 * missing
         chosen = [self.essence_word(ctx, w) for w in intent.args.get("pay", [])]
         available = sum(c[e] for e in others)
+        # The hint repeats what was typed (seat, amount) with essences this player really holds.
+        hint = {"name": ctx.name(seat), "vie": c["vie"], "count": owed, "seat": seat + 1, "amount": amount,
+                "example": " ".join([e for e in others for _ in range(c[e])][:owed])}
         if missing and available <= owed:
             chosen = [e for e in others for _ in range(c[e])]  # everything left goes
         elif missing and len(chosen) != owed:
-            ctx.refuse("table.res.refuse.life_choose", name=ctx.name(seat), vie=c["vie"], count=owed)
+            ctx.refuse("table.res.refuse.life_choose", **hint)
         if chosen and not missing:
             ctx.refuse("table.res.refuse.life_no_choice", name=ctx.name(seat))
         if any(e == "vie" for e in chosen):
-            ctx.refuse("table.res.refuse.life_choose", name=ctx.name(seat), vie=c["vie"], count=owed)
+            ctx.refuse("table.res.refuse.life_choose", **hint)
         need: dict[str, int] = {}
         for e in chosen:
             need[e] = need.get(e, 0) + 1
@@ -180,6 +191,7 @@ class GameRules(Rules):
     def verb_put(self, ctx: Ctx, intent: Intent) -> None:
         s = ctx.s
         seat = self.seat_of(ctx, intent)
+        self.refuse_if_passed(ctx, seat)
         comp = str(intent.args.get("component", "")).strip()
         essence = self.essence_word(ctx, str(intent.args.get("essence", "")))
         amount, mode = int(intent.args["amount"]), intent.args.get("mode", "+")

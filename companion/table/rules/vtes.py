@@ -48,7 +48,9 @@ class GameRules(Rules):
                 self.set_value(ctx, seat, "pool", s["seats"][seat]["c"]["pool"] + gain)
         elif phase == "influence":
             table = list(self.p.get("first_transfers", [1, 2, 3]))
-            pos = self.position(s, seat)
+            # The order of play counts, not seat numbers: a seat ousted before its first turn
+            # does not use up the 2 or the 3 of those who play after it.
+            pos = sum(1 for i, x in enumerate(s["seats"]) if i != seat and x["turns"] > 0)
             first_turn = s["seats"][seat]["turns"] == 1
             amount = table[pos] if first_turn and pos < len(table) else int(self.p.get("transfers", 4))
             self.set_value(ctx, seat, "transfers", amount, quiet=True)
