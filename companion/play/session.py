@@ -29,6 +29,7 @@ from typing import Any
 from companion import paths
 from companion.i18n import language
 from companion.play.observers import Observers
+from companion.table.cardplay import LastLaid
 from companion.table.engine import Game, Intent, Refusal, Result
 from companion.table.journal import GameRow, Journal, JournalError
 
@@ -53,15 +54,9 @@ def crypt_card_finder(library: Any) -> Callable[[str], tuple[str, int] | None] |
     library loaded behind its back): (printed name, capacity), typos forgiven."""
     if library is None:
         return None
+    from companion.table.commands import vtes_crypt_card
 
-    def find(name: str) -> tuple[str, int] | None:
-        hits = [h.card for h in library.search(name, game="vtes", limit=5) if h.card.extra.get("capacity")]
-        if not hits:
-            return None
-        card = hits[0]
-        return card.extra.get("printed_name") or card.name, int(card.extra["capacity"])
-
-    return find
+    return lambda name: vtes_crypt_card(name, library)
 
 
 class Session:
@@ -81,6 +76,8 @@ class Session:
         self.observers = Observers(*self.EVENTS)
         self._journal: Journal | None = None
         self._lock = threading.RLock()
+        # The card last laid on each seat's reader, for ``play`` / ``acquire`` / ``defeat`` alone.
+        self.laid = LastLaid(active=lambda: self.game.state.get("active") if self.game is not None else None)
 
     def subscribe(self, event: str, fn: Callable[..., Any]) -> Callable[[], None]:
         return self.observers.subscribe(event, fn)
@@ -186,13 +183,16 @@ class Session:
 
         assert self.game is not None
         return Parser(self.game.data, self.seat_names, source=_source(source),
-                      crypt_card=crypt_card_finder(self.library))
+                      crypt_card=crypt_card_finder(self.library), library=self.library, laid=self.laid)
 
     def add_scan(self, scan: Any) -> None:
         """A card laid on a reader (already resolved): kept in this game's history."""
         with self._lock:
             self.scans.append(scan)
             self.last_scan = scan
+            card = getattr(scan, "card", None)
+            if card is not None and self.game is not None and card.game == self.game.data.id:
+                self.laid.record(card.ref, _seat_index(scan))
         self.observers.emit("scan", scan)
 
     def select_seat(self, seat: int | None) -> None:
@@ -224,6 +224,7 @@ class Session:
     # -- observers ----------------------------------------------------------------------------
 
     def _set_game(self, game: Game) -> None:
+        self.laid = LastLaid(active=self.laid._active)
         if self.game is not None and self.game is not game and self.game.id != game.id:
             self.game.close()  # another program may open the previous game now
         self.scans.clear()
@@ -248,6 +249,12 @@ def _parse_refusal(exc: Exception) -> tuple[str, dict[str, Any]]:
         return key, dict(getattr(exc, "values", {}) or {})
     log.exception("a command line could not be read")
     return "ui.error", {"error": f"{type(exc).__name__}"}
+
+
+def _seat_index(scan: Any) -> int | None:
+    """The 0-based seat of the reader a card was laid on (readers number seats from 1)."""
+    seat = getattr(scan, "seat", None)
+    return seat - 1 if isinstance(seat, int) and seat >= 1 else None
 
 
 def _cause(exc: Exception) -> str:

@@ -14,6 +14,7 @@ import shlex
 from collections.abc import Callable
 from typing import Any
 
+from companion.cards.effects import FREE_WORDS
 from companion.i18n import language, t
 from companion.table.data import TableData, fold
 from companion.table.engine import Intent
@@ -82,6 +83,9 @@ VERBS: dict[str, tuple[tuple[str, ...], tuple[str, ...] | None]] = {
     "power": (("power", "pouvoir"), ("astral",)),
     "empty": (("empty", "vide", "deckvide"), ("astral",)),
     "win": (("win", "victoire", "gagne"), ("astral",)),
+    "play": (("play", "jouer", "joue"), None),
+    "acquire": (("acquire", "acquerir", "acquiert", "acheter", "recruter"), ("ascension", "res-arcana")),
+    "defeat": (("defeat", "vaincre", "vaincu", "battre"), ("ascension",)),
 }
 CANCEL = {"cancel", "annule", "annuler", "rate", "echec", "fail"}
 NONE = {"none", "aucun", "personne", "-", "0", "burn", "bruler"}
@@ -98,14 +102,19 @@ def verb_words(game: str) -> dict[str, str]:
 
 class Parser:
     def __init__(self, data: TableData, seat_names: list[str], source: str = "key",
-                 crypt_card: Callable[[str], tuple[str, int] | None] | None = None) -> None:
+                 crypt_card: Callable[[str], tuple[str, int] | None] | None = None,
+                 library: Any = None, laid: Callable[[int | None], str | None] | None = None) -> None:
         self.data = data
         self.names = seat_names
         self.source = source
         self.verbs = verb_words(data.id)
-        # A vampire named without its capacity takes the card's, from the card library the caller
-        # holds (companion.play.session.crypt_card_finder); without one, the capacity is asked for.
-        self.crypt_card = crypt_card
+        # The card library of the caller (cards named in play/acquire/defeat, a vampire's
+        # capacity); the parser never loads one of its own.
+        self.library = library
+        # The reference of the card last laid on a seat's reader (None: the table's reader).
+        self.laid = laid
+        # A vampire named without its capacity takes the card's (the VTES card list knows it).
+        self.crypt_card = crypt_card or (lambda name: vtes_crypt_card(name, library))
 
     # -- tokens ---------------------------------------------------------------------------
 
@@ -353,3 +362,49 @@ class Parser:
         return Intent(verb, None, {"cost": cost})
 
     _p_power = _p_summon
+
+    def _p_play(self, verb: str, rest: list[str]) -> Intent:
+        """``play [SEAT] [CARD] [CHOICES]``: a card by name or reference, or the one last laid."""
+        from companion.table.cardplay import CardNotFound, card_intent, find_card
+
+        seat = None
+        if rest and len(rest) >= 1 and (rest[0].isdigit() or any(fold(n) == fold(rest[0]) for n in self.names)):
+            seat = self._need_seat(rest[0])
+            rest = rest[1:]
+        words = rest
+        if not words or all(self._is_choice(w) for w in words):
+            ref = self.laid(seat) if self.laid is not None else None
+            if ref is None:
+                raise ParseError("table.parse.no_card", command=verb)
+            words = [ref, *words]
+        if self.library is None:
+            raise ParseError("table.parse.no_library", command=verb)
+        try:
+            card, choice = find_card(self.library, self.data.id, words, self._is_choice)
+        except CardNotFound as exc:
+            raise ParseError(exc.key, command=verb, **exc.values) from None
+        return card_intent(verb, card, seat, choice)
+
+    _p_acquire = _p_play
+    _p_defeat = _p_play
+
+    def _is_choice(self, word: str) -> bool:
+        """A word given after a card's name to choose: an essence (Res Arcana), a count, a
+        reduction (``-1``), or ``free`` (a card another card lets you take for nothing)."""
+        if word.isdigit() or fold(word) in FREE_WORDS:
+            return True
+        essences = self.data.groups.get("essence", {})
+        # "-1 vigueur": a cost lowered by another component (Res Arcana).
+        return fold(word) in essences or (bool(essences) and word.startswith("-") and word[1:].isdigit())
+
+
+def vtes_crypt_card(name: str, library: Any) -> tuple[str, int] | None:
+    """(printed name, capacity) of the VTES crypt card a player named, forgiving typos; None
+    when no crypt card answers to it, or when no card library was given."""
+    if library is None:
+        return None
+    hits = [h.card for h in library.search(name, game="vtes", limit=5) if h.card.extra.get("capacity")]
+    if not hits:
+        return None
+    card = hits[0]
+    return card.extra.get("printed_name") or card.name, int(card.extra["capacity"])

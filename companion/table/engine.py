@@ -181,6 +181,25 @@ class Game:
             return self._refused(intent, "table.refuse.over")
         return self._run(intent, handler)
 
+    def check(self, intent: Intent) -> Result:
+        """What ``apply`` would answer now, recording nothing and changing nothing: a proposal
+        can say at once why it cannot be applied ("Ann n'a que 1 runes")."""
+        verb = intent.verb
+        handler = getattr(self.rules, f"verb_{verb}", None)
+        if verb in ("undo", "redo") or handler is None:
+            return self._refused(intent, "table.refuse.unknown_verb", verb=verb)
+        if self.state.get("over") and verb not in AFTER_OVER and verb not in self.rules.after_over:
+            return self._refused(intent, "table.refuse.over")
+        ctx = Ctx(self, copy.deepcopy(self.state), intent, self.clock())
+        try:
+            handler(ctx, intent)
+        except Refusal as r:
+            return Result(False, intent, reason=(r.key, r.values), data=self.data)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):  # see _run
+            log.exception("game %s: the rules cannot work on this state", self.id)
+            return self._refused(intent, "table.refuse.journal", cause="@t:journal.cause.state")
+        return Result(True, intent, notes=ctx.notes, changes=ctx.changes, answer=ctx.answer, data=self.data)
+
     def _refused(self, intent: Intent, key: str, **values: Any) -> Result:
         return Result(False, intent, reason=(key, values), data=self.data)
 

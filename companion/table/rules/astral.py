@@ -111,6 +111,12 @@ class GameRules(Rules):
     def verb_power(self, ctx: Ctx, intent: Intent) -> None:
         self.main_action(ctx, intent, "pouvoir")
 
+    def check_card(self, ctx: Ctx, seat: int, action: str, intent: Intent) -> None:
+        kind = intent.args.get("type")
+        if kind in ("sbire", "pouvoir"):
+            # A minion or power card is one of the turn's main actions; its cost is paid after.
+            self.main_action(ctx, Intent(kind, seat, {"cost": 0}), kind)
+
     def verb_empty(self, ctx: Ctx, intent: Intent) -> None:
         seat = self.seat_in_play(ctx, intent)
         if ctx.s["seats"][seat]["deck_empty"]:

@@ -306,6 +306,72 @@ class Rules:
     def verb_help(self, ctx: Ctx, intent: Intent) -> None:
         ctx.note("table.help")
 
+    # -- cards laid: play, acquire, defeat -------------------------------------------------
+    # The intent carries the card's reference, its name and its effect (cards/effects.py), put
+    # there by whoever resolved the card: the rules never load a card library, and the event
+    # records what was paid and gained, so replay needs no card data.
+
+    def verb_play(self, ctx: Ctx, intent: Intent) -> None:
+        self.card_action(ctx, intent, "play")
+
+    def verb_acquire(self, ctx: Ctx, intent: Intent) -> None:
+        self.card_action(ctx, intent, "acquire")
+
+    def verb_defeat(self, ctx: Ctx, intent: Intent) -> None:
+        self.card_action(ctx, intent, "defeat")
+
+    def card_action(self, ctx: Ctx, intent: Intent, action: str) -> None:
+        card = str(intent.args.get("name") or intent.args.get("card") or "")
+        spec = intent.args.get("effect")
+        if not isinstance(spec, dict):
+            ctx.refuse("table.card.refuse.no_effect", card=card, action=f"@t:table.card.verb.{action}")
+        seat = self.seat_in_play(ctx, intent)
+        self.check_card(ctx, seat, action, intent)
+        first = len(ctx.notes)
+        before = len(ctx.changes)
+        pay = self.card_payment(ctx, seat, spec, intent)
+        for cid, amount in pay.items():
+            have = self.value(ctx.s, seat, cid) or 0
+            if have < amount:
+                ctx.refuse("table.card.refuse.cannot_pay", name=ctx.name(seat), card=card, need=amount,
+                           counter=f"@c:{cid}", value=have)
+        for cid, amount in pay.items():
+            self.card_pay(ctx, seat, cid, amount)
+        for cid, amount in self.card_gains(ctx, seat, spec, intent).items():
+            if amount:
+                self.card_gain(ctx, seat, cid, amount)
+        self.after_card(ctx, seat, action, intent)
+        deltas = [[c.counter, c.delta, c.value] for c in ctx.changes[before:] if c.seat == seat and c.delta]
+        key = f"table.card.{action}" if deltas else f"table.card.{action}_bare"
+        ctx.notes.insert(first, (key, {"name": ctx.name(seat), "card": card, "effect": {"deltas": deltas}}))
+        if spec.get("ask"):
+            ctx.note("table.card.ask", ask=dict(spec["ask"]))
+
+    def check_card(self, ctx: Ctx, seat: int, action: str, intent: Intent) -> None:
+        """Refuse a card action the game forbids now (not this seat's turn, wrong phase...)."""
+
+    def card_payment(self, ctx: Ctx, seat: int, spec: dict[str, Any], intent: Intent) -> dict[str, int]:
+        """What the seat pays, by counter; games with choices (``any``) resolve them here."""
+        pay = spec.get("pay") or {}
+        if "any" in pay:
+            ctx.refuse("table.card.refuse.choice", card=str(intent.args.get("name", "")))
+        return {k: int(v) for k, v in pay.items() if v}
+
+    def card_gains(self, ctx: Ctx, seat: int, spec: dict[str, Any], intent: Intent) -> dict[str, int]:
+        gain = spec.get("gain") or {}
+        if "any" in gain:
+            ctx.refuse("table.card.refuse.choice", card=str(intent.args.get("name", "")))
+        return {k: int(v) for k, v in gain.items() if v}
+
+    def card_pay(self, ctx: Ctx, seat: int, cid: str, amount: int) -> None:
+        self.change(ctx, seat, cid, -amount, quiet=True)
+
+    def card_gain(self, ctx: Ctx, seat: int, cid: str, amount: int) -> None:
+        self.change(ctx, seat, cid, amount, quiet=True)
+
+    def after_card(self, ctx: Ctx, seat: int, action: str, intent: Intent) -> None:
+        """What the game remembers of the card (components in play, cards owned)."""
+
     # -- reading --------------------------------------------------------------------------
 
     def counter_text(self, s: dict[str, Any], seat: int, lang: str) -> str:

@@ -214,6 +214,19 @@ class GameRules(Rules):
         del ctx.s["seats"][seat]["vampires"][vname]
         ctx.note("table.vtes.burnt", vampire=vname, name=ctx.name(seat))
 
+    # -- cards: pool costs paid, vampires influenced out -----------------------------------
+
+    def verb_play(self, ctx: Ctx, intent: Intent) -> None:
+        vampire = intent.args.get("vampire")
+        if not isinstance(vampire, dict):
+            super().verb_play(ctx, intent)
+            return
+        # A crypt card laid: it comes out of the uncontrolled region with its capacity in blood.
+        seat = self.seat_in_play(ctx, intent)
+        ctx.note("table.card.play_bare", name=ctx.name(seat), card=str(intent.args.get("name", "")))
+        self.verb_vampire(ctx, Intent("vampire", seat, {"name": vampire.get("name"),
+                                                        "capacity": vampire.get("capacity")}))
+
     # -- reading --------------------------------------------------------------------------
 
     def held_marks(self, s: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
