@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test matrix setup lint bench clean
+.PHONY: run test matrix setup lint bench soak clean
 
 setup: $(STAMP)
 
@@ -32,6 +32,15 @@ test: setup
 # Only the matrix (e.g. after changing the krcg adapter).
 matrix: setup
 	$(BIN)/python -m nox --no-color
+
+# An hour of fuzzing of every input that comes from outside (tags, the hub, command words, card
+# files, journal payloads); not in CI. FUZZ_SECONDS shortens it; the inputs tried go to FUZZ_REPORT.
+FUZZ_SECONDS ?= 3600
+FUZZ_REPORT  ?= fuzz-report.json
+soak: setup
+	COMPANION_FUZZ=soak COMPANION_FUZZ_SECONDS=$(FUZZ_SECONDS) COMPANION_FUZZ_REPORT=$(FUZZ_REPORT) \
+		$(BIN)/python -m pytest -q -p no:randomly tests/test_fuzz.py
+	@cat $(FUZZ_REPORT)
 
 bench: setup
 	$(BIN)/python -m companion bench all

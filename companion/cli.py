@@ -26,12 +26,14 @@ COMMANDS: dict[str, str] = {
     "doctor": "Find readers and check the system for what stops them.",
     "bench": "Measure the performance budgets; prints JSON.",
     "screenshots": "Render every screen of every game into PNG files.",
+    "serve": "Run the table with no window, the players' phones as their own seats.",
 }
 
 
 # The commands that start a front end live with it (or above them all, for ``run``); the others
 # are the CLI's own, under companion.commands.
-FRONT_ENDS: dict[str, str] = {"run": "companion.launch", "console": "companion.console"}
+FRONT_ENDS: dict[str, str] = {"run": "companion.launch", "console": "companion.console",
+                              "serve": "companion.web.serve"}
 
 
 def _module(name: str):

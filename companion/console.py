@@ -7,7 +7,10 @@ or ``--resume``), each line typed is one of:
 - a table command word (docs/commands.md: ``pool 2 -3``, ``next``, ``undo``...);
 - ``+N``, ``-N`` or ``=N`` for the selected counter (the keypad's cursor);
 - a line of keypad keys (``*``, ``/2``, ``7``), played as the app's keypad plays them;
-- with a simulated reader, a card's name or reference, laid on it.
+- with a simulated reader, a card's name or reference, laid on it;
+- a word to the companion itself (companion/play/talk.py): ``aide`` and ``plus``, ``règle edge``,
+  ``verbosité court``, ``place``, ``table``, ``précédent``, ``carte``;
+- ``quitter`` (or Ctrl-D): the game stays saved, and its number is said.
 
 Every answer is printed and, with ``--speak``, said by the same announcer as in the app.
 Everything happens on the main thread: the reader threads and the stdin thread only queue what
@@ -25,8 +28,10 @@ import time
 from typing import Any, TextIO
 
 from companion.i18n import language, t
+from companion.play.announcer import ear
 from companion.play.keys import TableOnly, keypad_keys
 from companion.play.runtime import Runtime
+from companion.play.talk import Talk
 from companion.readers.events import TagEvent
 from companion.speech.speaker import Priority
 from companion.tags.resolve import Scan, scan_line
@@ -43,9 +48,13 @@ class Console:
         self.as_json = as_json
         self.events: queue.Queue[Any] = queue.Queue()
         self.quitting = False
+        # A script read aloud waits for each answer to be said before the next line, as a
+        # listening player does; otherwise each answer would cut the one before short.
+        self.paced = False
         runtime.scans.deliver = self.events.put
         runtime.scans.news = self.events.put
         self.keys = runtime.keys(TableOnly(on_quit=self.quit))
+        self.talk = Talk(self.session, runtime.announcer, runtime.voice, runtime.library)
         # Prompts, readings and help said by the keys are written too (a braille display, a
         # screen reader); the table's results are written from the results themselves.
         runtime.announcer.echo = self._write_lines
@@ -94,6 +103,8 @@ class Console:
                 self._status(t("console.not_a_card", text=text))
             return
         try:
+            if self.talk.handle(text):
+                return
             if self.keys.amount(text) is not None:
                 return
             keys = keypad_keys(text)
@@ -130,35 +141,52 @@ class Console:
                         break
                     continue
                 if item is _EOF:
+                    if stdin is not None and stdin.isatty():
+                        break  # Ctrl-D at the prompt: the player is done
                     if stop_at_eof:
                         # The script has ended; cards it laid may still be on their way from the reader.
                         ending_at = time.monotonic() + 0.5
                     continue
                 if isinstance(item, str):
                     self.command(item)
+                    if self.paced:
+                        self.runtime.voice.wait_idle(timeout=30)
                 elif self.handle(item) is not None:
                     scans += 1
         except KeyboardInterrupt:
-            self._status(t("console.bye"))
+            pass
         finally:
             self.runtime.scans.stop()
         game = self.session.game
+        if game is not None:
+            # Said and written: the player hears that nothing is lost, and how to go on.
+            lang = self.runtime.lang
+            self.runtime.announcer.say(ear(t("talk.bye_game_said", lang, id=game.id), lang),
+                                       written=[t("talk.bye_game", lang, id=game.id)])
+        else:
+            self._status(t("console.bye"))
         if game is not None and not self.as_json:
             for line in game.status(language()):
                 self._print(line)
         return 0
 
     def _read_stdin(self, stdin: TextIO) -> None:
+        got = False
         for line in stdin:
+            got = True
             self.events.put(line)
-        self.events.put(_EOF)
+        if got or self.session.game is not None:  # an empty stdin (/dev/null under systemd) ends nothing
+            self.events.put(_EOF)
 
 
 def main(reader_path: str | list[str], as_json: bool = False, count: int | None = None, speak: bool = False,
          lang: str = "fr", game: str | None = None, players: str | None = None, seed: int | None = None,
-         journal: str | None = None, resume: int | None = None) -> int:
+         journal: str | None = None, resume: int | None = None, verbosity: str | None = None,
+         rate: int | None = None, voice: str | None = None) -> int:
     runtime = Runtime(journal_path=journal, lang=lang, speak=speak)
+    runtime.voice.configure(rate=rate, voice_name=voice, verbosity=verbosity)
     console = Console(runtime, as_json=as_json)
+    console.paced = speak and not (sys.stdin and sys.stdin.isatty())
     try:
         runtime.scans.open(reader_path)
     except ValueError as exc:
@@ -189,10 +217,18 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
         playing = runtime.session.game is not None
         # Typed lines matter with a simulated reader (cards) or a game (commands); a piped script ends the run.
         wants_stdin = runtime.scans.simulator is not None or playing
-        stdin = sys.stdin if wants_stdin and sys.stdin and (interactive or playing) else None
-        if stdin is not None and interactive:
-            print(t("console.help.table" if playing else "console.help"), file=sys.stderr)
-        return console.run(count=count, stdin=stdin, stop_at_eof=playing and not interactive)
+        # A piped line lays its card too (`echo vtes:100845 | console --reader sim --count 1`).
+        stdin = sys.stdin if wants_stdin and sys.stdin else None
+        if playing:
+            table = runtime.session.game
+            name = table.data.name(lang)
+            runtime.announcer.say(ear(t("talk.opening_said", lang, id=table.id, game=name), lang),
+                                  written=[t("talk.opening", lang, id=table.id, game=name)])
+            if console.paced:
+                runtime.voice.wait_idle(timeout=30)  # the first line typed must not cut the opening short
+        elif stdin is not None and interactive:
+            print(t("console.help"), file=sys.stderr)
+        return console.run(count=count, stdin=stdin, stop_at_eof=not interactive)
     finally:
         if speak and (count is not None or runtime.session.game is not None):
             runtime.voice.wait_idle(timeout=60)  # a scripted run ends after its last words
@@ -213,9 +249,13 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, help="seed of the random draws")
     p.add_argument("--journal", help="SQLite journal (default: the user data directory's games.sqlite3)")
     p.add_argument("--resume", type=int, metavar="ID", help="go on with a saved game")
+    p.add_argument("--verbosity", choices=("short", "normal", "full"), help="how much of a card is said")
+    p.add_argument("--rate", type=int, help="speech rate, words per minute (espeak-ng: 80 to 450)")
+    p.add_argument("--voice", help="speech voice name (espeak-ng: fr, en-gb, mb-fr1...)")
 
 
 def run(args: argparse.Namespace) -> int:
     return main(args.reader or ["sim"], as_json=args.json, count=args.count, speak=args.speak,
                 lang=language(), game=args.game, players=args.players, seed=args.seed,
-                journal=args.journal, resume=args.resume)
+                journal=args.journal, resume=args.resume, verbosity=args.verbosity, rate=args.rate,
+                voice=args.voice)

@@ -3,12 +3,30 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
 import platformdirs
 
 APP = "table-companion"
+
+log = logging.getLogger(__name__)
+
+
+def _made(path: Path) -> Path:
+    # A read-only home (a locked-down kiosk, an SD card remounted read-only) must not stop the
+    # program: cards, rules and scanning only read. What writes says why it cannot, itself.
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        log.debug("cannot create %s: %s", path, exc)
+    return path
+
+
+def writable(path: Path) -> bool:
+    """Whether files can be created in the folder ``path`` (made if missing)."""
+    return _made(path).is_dir() and os.access(path, os.W_OK)
 
 
 def _home() -> Path | None:
@@ -20,20 +38,17 @@ def data_dir() -> Path:
     """Users' own cards, their tag collection, saved games: never inside the package."""
     home = _home()
     path = home / "data" if home else Path(platformdirs.user_data_dir(APP))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return _made(path)
 
 
 def cache_dir() -> Path:
     """Rebuildable things: the compiled card index."""
     home = _home()
     path = home / "cache" if home else Path(platformdirs.user_cache_dir(APP))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return _made(path)
 
 
 def config_dir() -> Path:
     home = _home()
     path = home / "config" if home else Path(platformdirs.user_config_dir(APP))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return _made(path)

@@ -89,7 +89,22 @@ case "$PREFIX" in
   *) die "--prefix must be an absolute path (got '$PREFIX')." ;;
 esac
 [[ "$PREFIX" =~ ^[A-Za-z0-9._/+-]+$ ]] || die "--prefix may only hold letters, digits and . _ / + - (got '$PREFIX')."
-PREFIX=${PREFIX%/}
+while [ "${PREFIX%/}" != "$PREFIX" ]; do PREFIX=${PREFIX%/}; done
+case "$PREFIX/" in
+  */./*|*/../*|*//*) die "--prefix must be a plain path, without '.', '..' or '//' (got '$PREFIX')." ;;
+esac
+# System folders are never the prefix: uninstall would remove what they hold, which is not ours.
+is_system_dir() {
+  case "$1" in
+    ""|/|/bin|/boot|/dev|/etc|/home|/lib|/lib32|/lib64|/libx32|/media|/mnt|/opt|/proc|/root|/run|/sbin|/srv|\
+    /sys|/tmp|/usr|/usr/bin|/usr/lib|/usr/lib64|/usr/libexec|/usr/local|/usr/local/bin|/usr/local/lib|\
+    /usr/local/share|/usr/sbin|/usr/share|/usr/src|/var|/var/cache|/var/lib|/var/local|/var/log|/var/opt|\
+    /var/tmp|/etc/default|/etc/systemd|/etc/systemd/system|/etc/udev|/etc/udev/rules.d|/etc/modprobe.d)
+      return 0 ;;
+  esac
+  return 1
+}
+is_system_dir "$PREFIX" && die "--prefix $PREFIX is a system folder: give a folder of its own, such as $PREFIX/table-companion."
 # --root is a prefix for every path written; it need not exist yet (install -D and venv create it).
 case "$ROOT" in
   "") ;;
@@ -123,6 +138,11 @@ KIVY_LINK=$STATE_DIR/kivy/config.ini
 README_DEST=$PREFIX/README.md
 CARDMAP_DEST=$PREFIX/cardmap
 SOURCE_STAMP=$VENV/.table-companion-source
+# What install.sh put in place, one path a line, read by --uninstall: it removes exactly these.
+# Root's folder in /etc: the kiosk user, who owns the data folder, cannot add a path to it.
+MANIFEST=$ETC_DIR/installed-paths
+MANIFEST_NEW=()
+record() { MANIFEST_NEW+=("$@"); }
 
 WORK=$(mktemp -d)
 trap 'rm -rf -- "$WORK"' EXIT
@@ -294,6 +314,7 @@ step_files() {
   local owner
   owner="$RUN_USER:$(run_group)"
   render_unit
+  record "$UNIT_DEST" "$ENV_DEST" "$RULES_DEST" "$BLACKLIST_DEST" "$KIVY_DEST" "$ETC_DIR" "$KIVY_LINK"
   if install_file "$WORK/$UNIT_NAME" "$UNIT_DEST" 0644; then UNIT_CHANGED=1; fi
   install_file "$DEPLOY/table-companion.env" "$ENV_DEST" 0644 keep || true
   if install_file "$DEPLOY/99-table-companion-readers.rules" "$RULES_DEST" 0644; then RULES_CHANGED=1; fi
@@ -353,6 +374,13 @@ pip_install() {
 
 step_venv() {
   local venv=$ROOT$VENV
+  if [ -d "$ROOT$PREFIX" ] && ! { [ -f "$ROOT$MANIFEST" ] && grep -qx -- "$PREFIX" "$ROOT$MANIFEST"; }; then
+    # A folder that was there before us (or made by an earlier run, which recorded it): only
+    # what we put inside it is ours.
+    record "$VENV" "$CARDMAP_DEST" "$README_DEST"
+  else
+    record "$PREFIX"
+  fi
   make_dir "$PREFIX" 0755
   install_file "$DEPLOY/README.md" "$README_DEST" 0644 || true
   # The games' data is read from cardmap/ beside the package, which pip does not install: the unit
@@ -398,6 +426,24 @@ step_venv() {
   SHOW="$venv/bin/python -m pip install --upgrade <a copy of $SRC: pyproject.toml README.md companion/>" \
     change "install the companion from $SRC into $VENV (pip; needs the network the first time)" \
     pip_install "$venv"
+}
+
+# The manifest: what this run installed, with what earlier runs recorded.
+# shellcheck disable=SC2317 # called through change()
+write_manifest() { install -D -m 0644 "$1" "$ROOT$MANIFEST"; }
+
+step_manifest() {
+  local list=$WORK/installed-paths
+  {
+    echo "# Paths table-companion's install.sh put in place; install.sh --uninstall removes exactly these."
+    { [ -f "$ROOT$MANIFEST" ] && grep '^/' "$ROOT$MANIFEST"; printf '%s\n' "${MANIFEST_NEW[@]}"; } | LC_ALL=C sort -u
+  } >"$list"
+  if [ -f "$ROOT$MANIFEST" ] && cmp -s "$list" "$ROOT$MANIFEST"; then
+    ok "list of installed paths $MANIFEST"
+    return
+  fi
+  SHOW="install -m 0644 <${#MANIFEST_NEW[@]} paths> $ROOT$MANIFEST" \
+    change "record the installed paths in $MANIFEST" write_manifest "$list"
 }
 
 # --- kernel modules, udev, systemd -------------------------------------------------------------------------
@@ -471,18 +517,45 @@ uninstall() {
       ok "$UNIT_NAME is neither enabled nor running"
     fi
   fi
-  local unit_removed=0 rules_removed=0
-  remove_path "$UNIT_DEST" && unit_removed=1
-  if [ -f "$ROOT$ENV_DEST" ] && ! cmp -s "$DEPLOY/table-companion.env" "$ROOT$ENV_DEST"; then
-    ok "$ENV_DEST kept: it holds your settings (remove it by hand if you want)"
+  local unit_removed=0 rules_removed=0 path paths kept_env=0
+  if [ -f "$ROOT$MANIFEST" ]; then
+    # Deepest first, so that a folder's own files go before it.
+    paths=$(grep '^/' "$ROOT$MANIFEST" | LC_ALL=C sort -ru)
   else
-    remove_path "$ENV_DEST" || true
+    # Installed before the manifest existed: our own files by name, and in the prefix only what we
+    # put there (the prefix itself goes only if that leaves it empty).
+    note "no $MANIFEST: removing the files install.sh puts in place by name"
+    paths=$(printf '%s\n' "$UNIT_DEST" "$ENV_DEST" "$RULES_DEST" "$BLACKLIST_DEST" "$KIVY_DEST" "$KIVY_LINK" \
+      "$VENV" "$CARDMAP_DEST" "$README_DEST")
   fi
-  remove_path "$RULES_DEST" && rules_removed=1
-  remove_path "$BLACKLIST_DEST" || true
+  while IFS= read -r path; do
+    [ -n "$path" ] || continue
+    if [ "$path" = "$MANIFEST" ]; then continue; fi
+    case "$path/" in
+      */./*|*/../*|*//*) warn "not removing '$path' (listed in $MANIFEST, but not a plain path)"; continue ;;
+    esac
+    if is_system_dir "$path" || [ "${path#/}" = "$path" ]; then
+      warn "not removing '$path' (listed in $MANIFEST, but a system folder)"
+      continue
+    fi
+    if [ "$path" = "$ENV_DEST" ] && [ -f "$ROOT$ENV_DEST" ] && ! cmp -s "$DEPLOY/table-companion.env" "$ROOT$ENV_DEST"; then
+      ok "$ENV_DEST kept: it holds your settings (remove it by hand if you want)"
+      kept_env=1
+      continue
+    fi
+    if [ "$path" = "$ETC_DIR" ]; then
+      continue  # last, once the manifest in it has been used
+    fi
+    if remove_path "$path"; then
+      [ "$path" = "$UNIT_DEST" ] && unit_removed=1
+      [ "$path" = "$RULES_DEST" ] && rules_removed=1
+    fi
+  done <<<"$paths"
+  if [ ! -f "$ROOT$MANIFEST" ] && [ -d "$ROOT$PREFIX" ] && [ -z "$(ls -A "$ROOT$PREFIX")" ]; then
+    change "remove the empty folder $PREFIX" rmdir -- "$ROOT$PREFIX"
+  fi
   remove_path "$ETC_DIR" || true
-  remove_path "$KIVY_LINK" || true
-  remove_path "$PREFIX" || true
+  [ "$kept_env" = 1 ] && note "$ENV_DEST is yours now; the next install keeps it."
   if [ "$SYSTEM" = 1 ]; then
     if [ "$unit_removed" = 1 ] && systemd_running; then
       change "reload systemd's units" systemctl daemon-reload
@@ -512,6 +585,7 @@ else
   step_user
   step_files
   step_venv
+  step_manifest
   step_modules
   step_udev
   step_systemd

@@ -224,3 +224,37 @@ def test_ascension_trophies_are_monsters() -> None:
     trophies = [c for c in raw_cards("ascension") if "trophy" in c.get("subtypes", [])]
     assert {c["id"] for c in trophies} == {"serpent-siren", "vault-sphinx"}
     assert all(c["type"] == "monster" and "Trophée" in c["text"] for c in trophies)
+
+
+# -- issue 14: data checked against the cards and the rulebooks ---------------------------------
+
+
+def test_dragon_bridle_is_harnais_de_dragon() -> None:
+    card = by_id("res-arcana")["harnais-du-dragon"]
+    assert card["name"] == "Harnais de Dragon" and card["names"]["en"] == "Dragon Bridle"
+    from companion.cards.library import CardLibrary
+
+    assert CardLibrary().lookup("Harnais du Dragon").name == "Harnais de Dragon"  # the old spelling still finds it
+
+
+def _glossary(game: str) -> dict[str, dict[str, Any]]:
+    with (CARDMAP / game / "game.yaml").open(encoding="utf-8") as f:
+        return {g["id"]: g for g in yaml.safe_load(f)["glossary"]}
+
+
+def test_transmutation_same_type_only_for_the_transmutatrice_and_the_magic_item() -> None:
+    text = _glossary("res-arcana")["transmutation"]["text"]["fr"]
+    same = next(s for s in re.split(r"(?<=[.;])\s", text) if "même type" in s)
+    assert "Transmutatrice" in same and "Transmutation" in same
+    assert not any(name in same for name in ("Athanor", "Pierre Philosophale", "Prisme"))
+    assert "autre type" in text
+
+
+def test_rise_priority_stops_at_four_levels_and_action_is_defined() -> None:
+    rise = _glossary("rise")
+    priority = rise["priorite"]["text"]
+    assert "quatrième niveau" in priority["fr"] and "Imminente" in priority["fr"]
+    assert "fourth level" in priority["en"] and "Imminent" in priority["en"]
+    action = rise["action"]["text"]
+    assert "pièces" in action["fr"] and "une fois par tour" in action["fr"]
+    assert "coins" in action["en"] and "once per turn" in action["en"]

@@ -80,3 +80,78 @@ def _a_rise_type() -> str:
 
     game = build(cardmap_dir(), overlay=Path("/nonexistent"), with_vtes=False).games["rise"]
     return sorted(game.type_ids())[0]
+
+
+# -- issue 14: what `cards show` and `cards stats` say -----------------------------------------
+
+
+def test_show_marks_superior_disciplines_and_names_types_costs_and_imbued_words() -> None:
+    from companion.cards.explain import card_lines
+    from companion.cards.library import CardLibrary
+
+    library = CardLibrary()
+    vtes = library.game("vtes")
+    anson = card_lines(library.lookup("Anson"), vtes, "fr")  # a name, as `speak` takes it
+    assert "Disciplines : Auspex, Dominate, Célérité supérieure, Présence supérieure" in anson
+    assert not any(line.startswith("Coût") for line in anson) and "Capacité : 8" in anson
+    assert library.lookup("Anson").cost == ""  # its capacity is not a cost, in any front end
+    master = card_lines(library.lookup("Pentex™ Loves You!"), vtes, "fr")
+    assert master[1] == "Type : Master" and "Coût : 2 de réserve" in master
+    assert card_lines(library.lookup("Absimiliard's Army"), vtes, "fr")[1] == "Type : Événement"
+    assert card_lines(library.lookup("Absimiliard's Army"), vtes, "en")[1] == "Type : Event"
+    imbued = card_lines(library.get("vtes:200102"), vtes, "fr")
+    assert "Vie : 6" in imbued and "Credo : Martyr" in imbued and "Vertus : Martyre, Rédemption, Vision" in imbued
+    assert not any(line.startswith(("Capacité", "Clan")) for line in imbued)
+
+
+def test_show_takes_a_name_and_stats_count_every_type() -> None:
+    shown = run("cards", "show", "anson")
+    assert shown.returncode == 0 and shown.stdout.startswith("Anson (G1)  [vtes:200107]")
+    stats = json.loads(run("cards", "stats", "--json").stdout)["vtes"]
+    from companion.cards.library import CardLibrary
+
+    cards = CardLibrary().cards("vtes")
+    assert stats["types"]["Reaction"] == sum("Reaction" in c.types for c in cards)
+    assert sum(stats["types"].values()) > stats["cards"]  # the cards of two types count under each
+
+
+def test_astral_starter_decks_are_named_typed_cards_a_player_completes(tmp_path: Path) -> None:
+    import csv
+
+    from companion.cards.library import CardLibrary
+    from companion.readers.events import TagEvent
+    from companion.speech.phrases import card_speech
+    from companion.tags import records
+    from companion.tags.resolve import Resolver
+
+    library = CardLibrary()
+    cards = library.cards("astral")
+    assert len(cards) == 60
+    game = library.game("astral")
+    types = {"Navigateur": "navigateur", "Sbire": "sbire", "Pouvoir": "pouvoir", "Environnement": "environnement",
+             "Cosmique": "cosmique", "Spéciale": "speciale"}
+    shared = ROOT.parent / "shared" / "data" / "astral-starter-decks.tsv"
+    if shared.exists():  # the reference list, where the project's shared folder sits beside the tree
+        rows = list(csv.DictReader(shared.open(encoding="utf-8"), delimiter="\t"))
+        got = {(c.name, c.types[0], c.extra["deck"]) for c in cards}
+        assert got == {(r["name"], types[r["type"]], r["starter_deck"]) for r in rows}
+    nisha = library.lookup("Nisha le général de la légion noir")  # spelled as printed
+    assert nisha is not None and nisha.extra["deck"]
+    # A tag resolves to the named, typed card, and speech says what its type's rules are.
+    scan = Resolver(library).resolve(TagEvent("laid", "sim", uid="04A1", ndef=records.encode_ref("astral:zvatas")))
+    assert scan.status == "card" and scan.card.name == "Zvatas" and scan.card.types == ("navigateur",)
+    said = " ".join(u.text for u in card_speech(scan.card, lang="fr", game=game))
+    assert said.startswith("Zvatas. Navigateur.") and "une seule par deck" in said
+    hits = library.search("falco demononuageux", game="astral", limit=1)
+    assert hits[0].card.ref == "astral:falco-demononuageux"
+    # `cards add` with the card's name completes it with its effect instead of refusing the id.
+    home = tmp_path / "home"
+    added = run("cards", "add", "--game", "astral", "--name", "Zvatas", "--type", "navigateur",
+                "--text", "Quand Zvatas est révélé, piochez une carte.", "--json", home=home)
+    assert added.returncode == 0, added.stderr
+    shown = json.loads(run("cards", "show", "astral:zvatas", "--json", home=home).stdout)
+    assert shown["text"].startswith("Quand Zvatas") and shown["extra"]["deck"] == "Démononuageux"
+    again = run("cards", "add", "--game", "astral", "--name", "Zvatas", "--type", "navigateur", "--text", "x",
+                home=home)
+    assert again.returncode == 2 and "already used" in again.stderr
+    assert run("cards", "validate", home=home).returncode == 0

@@ -29,10 +29,11 @@ def test_keypad_lines_drive_the_game(tmp_path: Path) -> None:
     said = lines[start:]
     for expected in ("Cy saigne Ann de 3.", "Ann : pool -3, maintenant 27.",
                      "Annulé (1).", "Ann : pool +3, maintenant 30.",  # the keypad undo says what it undid
-                     "Bob : pool trente, points de victoire zéro, transferts zéro. Proie : Cy.",
+                     # readings are written with digits (a braille display), said with words
+                     "Bob : pool 30, points de victoire 0, transferts 0. Proie : Cy.",
                      "Bob : pool -1, maintenant 29.",
                      "Ann : pool -2, maintenant 28.", "Ann : pool +2, maintenant 30.",  # a typed command, undone
-                     "Manche un, au tour de Cy, phase Séides."):
+                     "Manche 1, au tour de Cy, phase Séides."):
         assert expected in said, (expected, said)
     assert said.index("Cy saigne Ann de 3.") < said.index("Ann : pool +3, maintenant 30.")
     # the final state printed at the end of input agrees with what was said
@@ -49,7 +50,7 @@ def test_amounts_for_the_selected_counter_and_no_prefix_carried_over(tmp_path: P
     assert "Bob : pool +2, maintenant 29." in out
     assert "Bob : pool -4, maintenant 25." in out
     # "2" alone is the keypad's 2 (next counter on the table), never seat 2 chosen again
-    assert out.count("Bob : pool trente") == 1
+    assert out.count("Bob : pool 30,") == 1
     assert "2. Bob : pool 25" in out
     assert "Traceback" not in run.stderr
 
@@ -63,7 +64,8 @@ def test_typed_and_keypad_results_are_said_the_same_way(tmp_path: Path) -> None:
         before = len(spoken(log))
         run = console(tmp_path, line + "\n", env, "--speak", *extra)
         assert run.returncode == 0, run.stderr
-        said = spoken(log)[before:]
+        # the goodbye (game number, how to resume) closes every run: the answer is the one before
+        said = [x for x in spoken(log)[before:] if not x[1].startswith("Au revoir.")]
         assert said and all(voice.startswith("fr") for voice, _ in said), said
         return said[-1][1]
 

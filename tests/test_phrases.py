@@ -335,3 +335,52 @@ def test_full_explains_keywords_from_the_game_glossary() -> None:
     assert "Mots-clés" not in text_of(card_speech(card, "normal", "fr", game=game))
     # Without game data the type id is still read as words.
     assert card_speech(card, "normal", "en")[1].text.startswith("Monster. Costs four power.")
+
+
+# --- issue 14: what speech got wrong ------------------------------------------------------------
+
+def test_inline_discipline_icons_are_said_once(library) -> None:
+    gabrin = for_the_ear(library.get("vtes:200490").text, "en", "vtes")
+    assert "Cards requiring Chimerstry cost Gabrin" in gabrin and "Inferior" not in gabrin
+    flight = for_the_ear(library.get("vtes:200039").text, "en", "vtes")
+    assert flight.endswith("you control. Flight.") and "Flight Flight" not in flight
+    valerius = for_the_ear(library.get("vtes:201422").text, "en", "vtes")
+    assert "require Chimerstry or Obfuscate." in valerius
+    # an icon at the start of a line is still read with its level
+    assert for_the_ear("[chi] +1 bleed.", "en", "vtes").startswith("Inferior Chimerstry:")
+
+
+def test_trade_marks_are_not_read(library) -> None:
+    for lang in ("fr", "en"):
+        said = " ".join(u.text for u in card_speech(library.get("vtes:101384"), lang=lang))
+        assert "Pentex Subversion" in said and "™" not in said and "trade" not in said.lower()
+
+
+def test_ascension_cards_say_their_honor_and_faction() -> None:
+    lib = CardLibrary()
+    game = lib.game("ascension")
+    tutor = " ".join(u.text for u in card_speech(lib.get("ascension:monastic-tutor"), lang="fr", game=game))
+    assert "Vaut un point d'honneur." in tutor and "Faction : Éclairés." in tutor
+    heavy = " ".join(u.text for u in card_speech(lib.get("ascension:soldat-lourd"), lang="en", game=game))
+    assert "Worth one honor point." in heavy and "Faction: neutral." in heavy
+    big = next(c for c in lib.cards("ascension") if c.extra.get("points", 0) > 1 and c.extra["type"] != "monster")
+    said = " ".join(u.text for u in card_speech(big, lang="fr", game=game))
+    assert f"Vaut {number_words(big.extra['points'], 'fr')} points d'honneur." in said
+
+
+def test_an_unknown_tag_says_why_in_the_listeners_language_and_what_to_do() -> None:
+    from companion.readers.events import TagEvent
+    from companion.tags import records
+    from companion.tags.resolve import Resolver
+
+    resolver = Resolver(CardLibrary())
+    scan = resolver.resolve(TagEvent("laid", "sim", uid="04A1B2C3D4E5F6",
+                                     ndef=records.encode_ref("vtes:999999")))
+    assert scan.status == "unknown"
+    assert scan.detail_text("fr") == "l'étiquette nomme vtes:999999, qui n'est pas dans la bibliothèque"
+    assert scan.detail_text("en") == "the tag names vtes:999999, which is not in the library"
+    for lang, why, step in (("fr", "absente de la bibliothèque", "écran Enregistrer"),
+                            ("en", "not in the library", "Enroll screen")):
+        (said,) = scan_speech("unknown", lang, scan.detail_text(lang, spoken=True))
+        assert said.lang == lang and why in said.text and step in said.text
+        assert not re.search(r"\d", said.text)

@@ -260,3 +260,54 @@ def test_console_amounts_and_prefix_reset(runtime) -> None:
     assert keys.amount("-3") is not None and keys.amount("+x") is None and keys.amount("=99999999") is None
     active = runtime.session.game.state["active"]
     assert runtime.session.game.state["seats"][active]["c"]
+
+
+# --- phones: private cards ---------------------------------------------------------------------
+def test_a_card_laid_on_the_reader_of_a_seat_with_a_phone_is_that_seats_secret(runtime) -> None:
+    from companion.tags.records import encode_ref
+
+    runtime.load_cards()
+    runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1)
+    runtime.phones.attach(1)
+    private: list = []
+    public: list = []
+    runtime.phones.subscribe("private", lambda seat, card: private.append((seat, card)))
+    runtime.phones.subscribe("read", public.append)
+    runtime.session.subscribe("scan", public.append)
+    event = TagEvent("laid", reader="sim", uid="04A1", ndef=encode_ref("vtes:100845"), seat=1)
+    scan = runtime.scans.resolve(event)
+    assert scan.status == "card"
+    runtime.lay(scan)
+    # the seat's own channel has the whole card; the table has only the fact
+    assert [(s, c["ref"]) for s, c in private] == [(1, "vtes:100845")] and private[0][1]["text"]
+    assert public == [1] and runtime.session.last_scan is None
+    said = " ".join(u.text for u in spoken(runtime))
+    assert "Ann a lu une carte" in said and scan.card.name not in said
+    # a card on Bob's reader (no phone) is public as before
+    other = runtime.scans.resolve(TagEvent("laid", reader="sim", uid="04B2", ndef=encode_ref("vtes:100845"), seat=2))
+    runtime.lay(other)
+    assert runtime.session.last_scan is other
+    # another seat cannot reveal Ann's card; Ann can, and then the table has it
+    number = private[0][1]["id"]
+    assert not runtime.reveal(2, number)
+    assert runtime.reveal(1, number) and runtime.session.last_scan is scan
+    assert runtime.phones.cards(1) == [] and not runtime.reveal(1, number)
+
+
+def test_private_cards_never_reach_the_journal_and_end_with_the_game(runtime, tmp_path: Path) -> None:
+    from companion.table.export import export_json
+    from companion.tags.records import encode_ref
+
+    runtime.load_cards()
+    runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1)
+    runtime.phones.attach(2)
+    scan = runtime.scans.resolve(TagEvent("laid", reader="sim", uid="04C3", ndef=encode_ref("vtes:100845"), seat=2))
+    runtime.lay(scan)
+    runtime.session.apply("pool 2 -1", source="phone")
+    exported = str(export_json(runtime.session.journal, runtime.session.game.id))
+    assert "100845" not in exported and scan.card.name not in exported
+    raw = (tmp_path / "games.sqlite3").read_bytes()
+    assert b"100845" not in raw
+    assert len(runtime.phones.cards(2)) == 1
+    runtime.session.new_game("vtes", ["Ann", "Bob"], seed=2)
+    assert runtime.phones.cards(2) == []

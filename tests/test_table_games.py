@@ -158,3 +158,13 @@ def test_bad_tables_are_refused_calmly(tmp_path: Path, players: str, code: int) 
     proc = play("vtes", players, 1, tmp_path / "j.sqlite3", stdin="")
     assert proc.returncode == code
     assert "Traceback" not in proc.stderr and proc.stderr.strip()
+
+
+def test_first_player_chosen_on_the_command_line(tmp_path: Path) -> None:
+    proc = play("res-arcana", "Ann,Bob,Cy", 3, tmp_path / "j.sqlite3", "--first", "cy", "--json", stdin="")
+    assert proc.returncode == 0, proc.stderr
+    state = json.loads(proc.stdout)
+    assert state["first"] == "Cy" and state["tile"] == "Cy" and state["active"] == "Cy"
+    assert "Premier joueur choisi par la table : Cy commence." in proc.stderr
+    bad = play("vtes", "Ann,Bob", 3, tmp_path / "j.sqlite3", "--first", "Zed", stdin="")
+    assert bad.returncode == 2 and "Zed" in bad.stderr

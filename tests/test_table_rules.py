@@ -150,7 +150,7 @@ def test_ascension_solo_and_teams(journal: Journal) -> None:
     assert not g.state["over"]
     r = do(g, p, "honor 1 +10")
     assert g.state["shared"]["extra"] == 5 and g.state["last_round"] and not g.state["over"]
-    r = do(g, p, "end")
+    r = do(g, p, "end", "end")  # the Cult's last take (none here), then the count
     assert g.state["over"] and g.state["winner"] == [0] and "Culte" in r.text("fr")
     refused(g, p, "runes 1 +1")
     do(g, p, "cards culte =15")
@@ -243,3 +243,106 @@ def test_vtes_vampire_capacity_comes_from_the_card(journal: Journal) -> None:
     assert "Zzyzzyx Qwerty" in err.value.text("fr")
     # Replay does not ask the card list again: the capacity is in the journal.
     assert Game.open(journal, g.id).state == g.state
+
+
+# -- issue 14: rules checked against the rulebooks ------------------------------------------
+
+
+def test_res_arcana_a_passed_player_no_longer_acts(journal: Journal) -> None:
+    g, p = new(journal, "res-arcana", ["Ann", "Bob"])  # Ann opens
+    do(g, p, "next", "end", "pass")  # Bob passes
+    assert g.state["seats"][1]["passed"]
+    fr, en = refused(g, p, "put bob Athanor vigueur +1")
+    assert "Bob a passé" in fr and "Bob has passed" in en
+    refused(g, p, "vp bob +2")
+    # a rival's power can still give essences to a player who has passed
+    assert do(g, p, "essence bob vie +1").ok
+    assert g.state["seats"][1]["c"]["vie"] == 2
+
+
+def test_res_arcana_life_loss_hits_rivals_only_and_its_hint_uses_what_was_typed(journal: Journal) -> None:
+    g, p = new(journal, "res-arcana", ["Ann", "Bob", "Cy"], first="Ann")
+    do(g, p, "next")
+    fr, en = refused(g, p, "lifeloss ann 1")
+    assert "Ann" in fr and "adversaires" in fr and "rivals" in en
+    fr, en = refused(g, p, "lifeloss cy 2")  # 1 Vie: 1 missing, 2 other essences to name
+    assert "« lifeloss 3 2 " in fr and "nommez 2 autres essences" in fr
+    example = fr.split("« lifeloss 3 2 ")[1].split(" »")[0].split()
+    assert len(example) == 2 and "vie" not in example
+    assert do(g, p, f"lifeloss cy 2 {' '.join(example)}").ok
+
+
+def test_rise_restoration_cannot_be_skipped_by_ending_the_turn(journal: Journal) -> None:
+    g, p = new(journal, "rise", ["Ann", "Bob"])
+    do(g, p, "end")  # Bob's turn, phase 1
+    assert g.rules.phase_id(g.state) == "awakening"
+    fr, _ = refused(g, p, "end")
+    assert "restore" in fr
+    do(g, p, "next", "restore 1", "end")
+    assert g.state["active"] == 0 and g.state["seats"][1]["c"]["coins"] == 3
+
+
+def test_ascension_solo_the_cults_last_take_is_recorded_before_the_count(journal: Journal) -> None:
+    g, p = new(journal, "ascension", ["Ann"])
+    do(g, p, "honor 1 +45")  # the pool holds 5
+    do(g, p, "honor 1 +5")  # the pool is empty: this round is the last
+    r = do(g, p, "end")  # the end of Ann's last turn: the Cult still takes its two cards
+    assert not g.state["over"] and "Culte" in r.text("fr")
+    assert do(g, p, "honor culte +8").ok  # counted apart, the pool being empty
+    assert do(g, p, "cards culte =45").ok
+    r = do(g, p, "end")
+    assert g.state["over"] and g.state["winner"] == [1] and "Culte 53" in r.text("fr")
+    assert Game.open(journal, g.id).state == g.state
+
+
+def test_damage_beyond_what_is_left_goes_to_zero(journal: Journal) -> None:
+    g, p = new(journal, "rise", ["Ann", "Bob"])
+    do(g, p, "pv 1 a =3", "pv 1 b =10")
+    r = do(g, p, "pv 1 a -5")
+    assert r.ok and g.state["seats"][0]["c"]["pv_a"] == 0 and "mort" in r.text("fr")
+    g, p = new(journal, "astral", ["Ann", "Bob"])
+    do(g, p, "nav 2 =3")
+    r = do(g, p, "nav 2 -5")
+    assert r.ok and g.state["seats"][1]["c"]["pv"] == 0 and g.state["over"] and g.state["winner"] == [0]
+    # coins are not damage: spending more than one has is still refused
+    g, p = new(journal, "rise", ["Ann", "Bob"])
+    refused(g, p, "coins 1 -5")
+
+
+def test_vtes_transfers_follow_the_order_of_play(journal: Journal) -> None:
+    g, p = new(journal, "vtes", ["A", "B", "C", "D"], first="A")
+    do(g, p, "oust 2")  # B is ousted before its first turn
+    got = []
+    for _ in range(3):
+        do(g, p, "next", "next", "next")
+        got.append((g.state["active"], g.state["seats"][g.state["active"]]["c"]["transfers"]))
+        do(g, p, "end")
+    assert got == [(0, 1), (2, 2), (3, 3)]
+
+
+def test_astral_lowering_the_energy_maximum_lowers_the_energy(journal: Journal) -> None:
+    g, p = new(journal, "astral", ["Ann", "Bob"])
+    for _ in range(6):
+        do(g, p, "end")
+    me = g.state["seats"][g.state["active"]]["c"]
+    assert me["energy"] == me["max_energy"] == 4
+    do(g, p, f"max {g.state['active'] + 1} -2")
+    me = g.state["seats"][g.state["active"]]["c"]
+    assert me["max_energy"] == 2 and me["energy"] == 2
+
+
+def test_the_players_choose_the_first_player(journal: Journal) -> None:
+    for seed in range(6):
+        g, p = new(journal, "res-arcana", ["Ann", "Bob", "Cy"], seed=seed, first="cy")
+        assert g.state["first"] == 2 and g.state["active"] == 2 and g.state["tile"] == 2
+    ev = [e for e in g.events() if e.type == "first_player"][0]
+    assert ev.payload["chosen"] is True and ev.payload["draw"] == 2
+    assert [e for e in g.events() if e.type == "start"][0].payload["options"]["first"] == "Cy"
+    assert Game.open(journal, g.id).state == g.state
+    g, _ = new(journal, "rise", ["Ann", "Bob"], first="Bob")
+    assert g.state["first"] == 1 and g.state["seats"][1]["c"]["coins"] == 2
+    g, _ = new(journal, "rise", ["Ann", "Bob"], options={"first": "bo"})  # the same choice as an option
+    assert g.state["first"] == 1 and g.state["options"]["first"] == "Bob"
+    with pytest.raises(Refusal) as err:
+        Game.new(journal, "vtes", ["Ann", "Bob"], first="Zed")
+    assert err.value.key == "table.refuse.first_unknown"

@@ -72,7 +72,16 @@ class Stage:
         assert tuple(self.root.size) == (width, height)
 
     def show(self, name: str) -> None:
-        self.tap(self.root.nav.button(name))
+        """Through the navigation bar, or the table's own menu (the table hides the bar)."""
+        if self.root.current == name:
+            return
+        if self.root.nav.parent is None:
+            self.tap(self.table.action("menu"))
+            menu = self.table.menu
+            assert menu is not None and name in menu.buttons, f"no {name} in the table's menu"
+            self.tap(menu.buttons[name])
+        else:
+            self.tap(self.root.nav.button(name))
         assert self.root.current == name
 
     # -- touches ------------------------------------------------------------------------------
@@ -86,7 +95,7 @@ class Stage:
 
         view = widget.parent
         while view is not None and not isinstance(view, ScrollView):
-            view = view.parent
+            view = view.parent if view.parent is not view else None  # the window is its own parent
         if view is None or not view.do_scroll_y:
             return
         for _ in range(4):
@@ -163,7 +172,12 @@ def assert_nothing_clipped(stage: Stage, widget=None) -> None:
         room = w.text_size[0] if w.text_size[0] else w.width
         for line in w._label._cached_lines:
             assert line.w <= room + 1, f"{w.text[:40]!r}: a line {line.w}px wide in {room}px"
-        assert w.texture_size[1] <= w.height + 1, f"{w.text[:40]!r} is cut at the bottom"
+        if getattr(w, "free", False):
+            # A big number on one line: its line box (1.24 font sizes) may pass its button's
+            # edges, empty; its digits (0.7 of the font size, centred) must not.
+            assert w.font_size * 0.75 <= w.height + 1, f"{w.text[:40]!r}: its digits pass its box"
+        else:
+            assert w.texture_size[1] <= w.height + 1, f"{w.text[:40]!r} is cut at the bottom"
         assert w.texture_size[0] <= w.width + 1, f"{w.text[:40]!r} is cut on the right"
         if w.get_root_window() is None or in_side_scroll(w):
             continue  # a screen not shown, or a bar that scrolls sideways (the portrait nav bar)
@@ -218,9 +232,21 @@ def box(stage: Stage, seat: int | None, cid: str):
 
 
 def step(stage: Stage, seat: int | None, cid: str, delta: int, apply: bool = True) -> None:
-    """Press + or - |delta| times, check the pending total is shown, then tap it to apply."""
+    """Press + or - |delta| times, check the pending total is shown, then tap it to apply; a
+    counter without its own + and - (a small one) does it in its pad."""
     b = box(stage, seat, cid)
     before = b.value
+    if b.ids.plus.opacity == 0:
+        stage.tap(b.ids.value_button)
+        pad = stage.table.numpad
+        assert pad is not None, "the pad did not open"
+        keys = {k.word: k for k in pad.walk() if getattr(k, "word", None)}
+        stage.tap(keys["plus 1" if delta > 0 else "moins 1"], abs(delta))
+        assert pad.delta == delta and f"{before} " in pad.display.text and str(before + delta) in pad.display.text
+        assert stage.session.game.state["seats"][seat]["c"][cid] == before if seat is not None else True
+        stage.tap(pad.ids.ok)
+        assert stage.table.numpad is None
+        return
     stage.tap(b.ids.plus if delta > 0 else b.ids.minus, abs(delta))
     assert b.pending == delta
     text = b.ids.value_button.text
@@ -246,10 +272,45 @@ def type_value(stage: Stage, seat: int | None, cid: str, value: int) -> None:
     assert stage.table.numpad is None
 
 
-def act(stage: Stage, action: str, seat: int | None = None) -> None:
-    button = stage.table.seat_action(seat, action) if seat is not None else stage.table.action(action)
-    assert button is not None, f"no {action} button"
-    stage.tap(button)
+def act(stage: Stage, action: str, seat: int | None = None, **answers) -> None:
+    """A button of the middle strip, or a seat's action: on the seat itself when the rules wait
+    for it, else in the seat's menu; then its questions, answered by touch."""
+    from companion.ui.screens.table_popups import ActionAsk
+
+    table = stage.table
+    if seat is None:
+        button = table.action(action)
+        assert button is not None, f"no {action} button"
+        stage.tap(button)
+        return
+    button = table.seat_action(seat, action)
+    if button is None:
+        stage.tap(table.panel(seat).menu_button)
+        menu = table.menu
+        assert menu is not None and action in menu.buttons, f"no {action} in seat {seat + 1}'s menu"
+        stage.tap(menu.buttons[action])
+    else:
+        stage.tap(button)
+    ask = table.menu
+    while isinstance(ask, ActionAsk):
+        key = ask.ask
+        value = answers[key]
+        if key == "amount":
+            for digit in str(value):
+                stage.tap(ask.buttons[digit])
+            stage.tap(ask.buttons["ok"])
+        elif key == "essences":
+            for v in value:
+                stage.tap(ask.buttons[v])
+            stage.tap(ask.buttons["ok"])
+        elif key in ("text",) or (key == "component" and str(value) not in ask.buttons):
+            ask.text_input.text = str(value)  # typed; the keyboard itself is the keys' business
+            stage.tap(ask.buttons["ok"])
+        elif key == "confirm":
+            stage.tap(ask.buttons["ok"])
+        else:
+            stage.tap(ask.buttons[str(value)])
+        ask = table.menu
 
 
 def st(stage: Stage) -> dict:
@@ -286,10 +347,10 @@ def test_vtes_by_touch(stage, tmp_path):
     game = stage.session.game
     assert game.state["first"] == 0  # Ann, drawn with the seed
     assert "Ann commence" in table.ids.message_label.text
-    # Ann and Bob sit near, Cy on the far side, turned to face her.
+    # Ann at the bottom, Bob on the right, Cy at the top: each panel turned to face its player.
+    assert [table.panel(i).angle for i in range(3)] == [0, 90, 180]
     assert [table.panel(i).flipped for i in range(3)] == [False, False, True]
-    assert table.panel(2) in table.ids.far_row.children and table.ids.far_box.flipped
-    assert table.panel(0).active and "À toi, Ann" in table.panel(0).ids.header.text
+    assert table.panel(0).active and "Ann, à toi" in table.panel(0).ids.header.text
     assert "Phase 1/5 : Dégagement" in table.ids.phase_label.text and "Redressez" in table.reminder
     assert "proie : Bob" in table.panel(0).marks and "prédateur : Cy" in table.panel(0).marks
 
@@ -297,7 +358,7 @@ def test_vtes_by_touch(stage, tmp_path):
     assert game.state["edge"] == 1 and "a l'Edge" in table.panel(1).marks
     step(stage, 1, "pool", -3, apply=False)
     assert counters(stage, 1)["pool"] == 30  # shown as 30 → 27, not yet applied
-    stage.shot(tmp_path, "vtes-pending", docs="screenshot-table-vtes.png")
+    stage.shot(tmp_path, "vtes-pending")
     stage.tap(box(stage, 1, "pool").ids.value_button)
     assert counters(stage, 1)["pool"] == 27 == shown(stage, 1, "pool")
     ev = stage.session.game.events()[-1]
@@ -339,7 +400,7 @@ def test_ascension_by_touch(stage, tmp_path):
     assert "(ce tour)" in box(stage, 0, "power").ids.title.text
     step(stage, 0, "power", -5)
     last_refused(stage, "Ann n'a que 4 puissance")
-    stage.shot(tmp_path, "ascension", docs="screenshot-table-ascension.png")
+    stage.shot(tmp_path, "ascension")
     act(stage, "end")
     assert counters(stage, 0)["runes"] == counters(stage, 0)["power"] == 0 == shown(stage, 0, "power")
     assert table.panel(1).active
@@ -352,8 +413,8 @@ def test_ascension_by_touch(stage, tmp_path):
     assert st(stage)["last_round"] and "Dernière manche" in table.info
     act(stage, "end")
     assert st(stage)["over"]
-    type_value(stage, 0, "cards", 10)
-    type_value(stage, 1, "cards", 34)  # 53 each: the tie goes to Bob, who played later
+    act(stage, "cards", seat=0, amount=10)  # the card honor, from each seat's menu
+    act(stage, "cards", seat=1, amount=34)  # 53 each: the tie goes to Bob, who played later
     assert st(stage)["winner"] == [1] and st(stage)["totals"] == [53, 53]
     assert "victoire : Bob" in table.ids.turn_label.text
     replayed_equals_live(stage)
@@ -364,7 +425,7 @@ def test_res_arcana_by_touch(stage, tmp_path):
     table = stage.table
     assert stage.session.game.state["tile"] == 0 and "tuile premier joueur" in table.panel(0).marks
     for name in ("Mort", "Sérénité", "Vie", "Vigueur", "Or"):  # the five essences, by name
-        assert any(name in b.ids.title.text for b in table.panel(0).ids.counters.children)
+        assert any(name in b.ids.title.text and b.main for b in table.panel(0).counters)
     step(stage, 0, "or", 1)
     step(stage, 1, "vie", 2)
     act(stage, "next")  # collect → actions
@@ -373,15 +434,15 @@ def test_res_arcana_by_touch(stage, tmp_path):
     step(stage, 0, "vp", 1)
     act(stage, "end")
     assert table.panel(1).active
-    act(stage, "pass")  # Bob passes first and takes the first-player tile
+    act(stage, "pass", seat=1)  # Bob passes first and takes the first-player tile
     s = stage.session.game.state
     assert s["seats"][1]["passed"] and s["tile"] == 1
     assert "a passé" in table.panel(1).marks and "tuile premier joueur" in table.panel(1).marks
     step(stage, 1, "or", -1)
     last_refused(stage, "Bob a passé")
-    stage.shot(tmp_path, "res-arcana", docs="screenshot-table-res-arcana.png")
+    stage.shot(tmp_path, "res-arcana")
     type_value(stage, 0, "vp", 10)
-    act(stage, "pass")
+    act(stage, "pass", seat=0)
     assert "Contrôle de victoire" in table.phase
     act(stage, "next")  # the victory check: Ann 10, Bob 1 with the tile
     s = stage.session.game.state
@@ -409,15 +470,16 @@ def test_rise_by_touch(stage, tmp_path):
     act(stage, "next")  # restoration
     act(stage, "next")
     last_refused(stage, "Bob doit d'abord choisir sa restauration")
-    act(stage, "restore1")  # 1 card and 2 coins
+    act(stage, "restore1", seat=1)  # 1 card and 2 coins, from Bob's menu
     assert counters(stage, 1)["coins"] == 3 == shown(stage, 1, "coins")
     act(stage, "toss")
     assert stage.session.game.events()[-1].type == "toss"
     assert "Dernier lancer" in table.info and ("Succès" in table.info or "Échec" in table.info)
-    stage.shot(tmp_path, "rise", docs="screenshot-table-rise.png")
+    stage.shot(tmp_path, "rise")
     act(stage, "end")
     act(stage, "next")  # Ann: restoration
-    act(stage, "restore2")
+    assert table.seat_action(0, "restore2") is not None  # the rules wait for it: on Ann's panel
+    act(stage, "restore2", seat=0)
     assert counters(stage, 0)["coins"] == 3
     type_value(stage, 1, "pv_a", 0)
     type_value(stage, 1, "pv_b", 0)  # both of Bob's Summoners are dead: Bob loses
@@ -433,10 +495,10 @@ def test_astral_by_touch(stage, tmp_path):
     type_value(stage, 0, "pv", 10)
     type_value(stage, 1, "pv", 10)
     act(stage, "next")  # main phase
-    act(stage, "summon")
-    act(stage, "power")
+    act(stage, "summon", seat=0, amount=0)
+    act(stage, "power", seat=0, amount=0)
     assert "actions 2/2" in table.panel(0).marks
-    act(stage, "summon")
+    act(stage, "summon", seat=0, amount=0)
     last_refused(stage, "Ann a déjà fait ses 2 actions principales")
     step(stage, 0, "energy", 2)
     last_refused(stage, "Energy de Ann ne peut pas dépasser 1")
@@ -444,7 +506,7 @@ def test_astral_by_touch(stage, tmp_path):
     act(stage, "end")
     step(stage, 1, "stars", 3)
     assert "Navigateur caché" in table.panel(1).marks
-    stage.shot(tmp_path, "astral", docs="screenshot-table-astral.png")
+    stage.shot(tmp_path, "astral")
     type_value(stage, 1, "stars", 12)  # twelve stars win at once
     s = stage.session.game.state
     assert s["over"] and s["winner"] == [1]
@@ -536,7 +598,7 @@ def render_sizes(out: Path) -> dict:
                 frames(4)
                 scroll = stage.screen(name).ids.get("scroll")
                 if scroll is not None:
-                    scroll.scroll_y = 1  # the far side's panels are at the top
+                    scroll.scroll_y = 1
                 docs = f"screenshot-{name}-{tag}.png"
                 stage.shot(out, f"{name}-{tag}", docs=docs)
                 assert_nothing_clipped(stage, stage.screen(name))
@@ -544,7 +606,7 @@ def render_sizes(out: Path) -> dict:
                 if scale == 1.0:
                     assert_touch_targets(stage, stage.root)
             table = stage.table
-            assert table.ids.far_box.flipped and len(table.ids.far_row.children) == 2
+            assert [table.panel(i).angle for i in range(4)] == [0, 90, 180, 270]
             log = stage.screen("log")
             assert any("pool" in line.text for line in log.lines) and log.lines[0].clock.count(":") == 2
             report[tag] = "ok"
@@ -602,3 +664,57 @@ def test_escape_goes_back_through_the_screens_shown(stage):
     assert root.back() and root.current == "table"  # Home started the Table by itself: still recorded
     assert root.back() and root.current == "home"
     assert not root.back() and root.current == "home"
+
+
+# --- Home: where each player sits; the turn order follows the seats --------------------------
+def test_home_puts_each_player_on_their_side(stage):
+    home = stage.screen("home")
+    stage.show("home")
+    stage.tap(home._game_buttons["vtes"])
+    while len(home.names) < 4:
+        stage.tap(home.ids.more)
+    rows = list(reversed(home.ids.seats.children))
+    for row, name in zip(rows, ["Ann", "Bob", "Cy", "Dee"], strict=True):
+        row.ids.name_input.text = name
+    assert [r.side for r in rows] == ["bottom", "right", "top", "left"]  # the default for four
+    assert "à droite" in rows[1].ids.side_button.text
+    stage.tap(rows[0].ids.side_button, 2)  # Ann: bottom → right → top
+    stage.tap(rows[2].ids.side_button, 2)  # Cy: top → left → bottom
+    assert home.sides == ["top", "right", "bottom", "left"]
+    home.seed = 1
+    stage.tap(home.ids.start)
+    game = stage.session.game
+    # Round the table: the bottom, the right, the top, the left; the turns go that way.
+    assert [s["name"] for s in game.state["seats"]] == ["Cy", "Bob", "Ann", "Dee"]
+    assert game.state["options"]["sides"] == ["bottom", "right", "top", "left"]
+    assert [stage.table.panel(i).angle for i in range(4)] == [0, 90, 180, 270]
+    assert stage.table.panel(2).header_label.text.endswith("Ann") or "Ann" in stage.table.panel(2).header
+
+
+# --- a card laid shows over the table, turned to its seat; the numbers stay -------------------
+def test_card_laid_shows_over_the_table(stage):
+    from companion.cards.model import Card
+    from companion.readers.events import TagEvent
+    from companion.tags.resolve import Scan
+
+    start(stage, "vtes", ["Ann", "Bob", "Cy"], seed=5)
+    table = stage.table
+    card = Card(game="vtes", id="demo", name="Govern the Unaligned", types=("action",),
+                text="+1 bleed. Master: gain 1 pool.")
+    scan = Scan(TagEvent("laid", reader="sim", seat=3, uid="04AA"), "card", card=card, ref="vtes:demo")
+    stage.session.add_scan(scan)
+    frames(3)
+    overlay = table.card_overlay
+    assert overlay is not None and overlay.parent is table
+    assert overlay.angle == table.panel(2).angle == 180  # Cy's reader: turned to Cy
+    assert "Govern the Unaligned" in overlay.title.text and "+1 bleed" in overlay.text.text
+    assert table.takes_scans  # the app keeps the table on screen for a card
+    # The seats' numbers stay in sight and in use while the card is shown.
+    x, y = stage.where(box(stage, 0, "pool").ids.minus)
+    assert not overlay.collide_point(*overlay.parent.to_widget(x, y))
+    step(stage, 0, "pool", -1)
+    assert counters(stage, 0)["pool"] == 29 and table.card_overlay is overlay
+    stage.tap(overlay.title)  # a touch takes it away
+    assert table.card_overlay is None and overlay.parent is None
+    stage.session.add_scan(Scan(TagEvent("laid", reader="sim", seat=1, uid="04BB"), "unknown", ref=""))
+    assert not table.takes_scans and table.card_overlay is None  # an unknown tag goes to enrollment

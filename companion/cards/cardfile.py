@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from companion.cards.effects import parse_effects
 from companion.cards.gamedata import GameInfo, _plain
 from companion.cards.model import Card
 from companion.cards.validate import Checker
@@ -12,12 +13,12 @@ from companion.cards.yamlload import DataError, load_file
 from companion.i18n import t
 
 COMMON = frozenset({"id", "name", "names", "aliases", "type", "subtypes", "cost", "points", "text", "flavor",
-                    "keywords", "confirmed", "source", "faq", "rulings", "stats"})
+                    "keywords", "confirmed", "source", "faq", "rulings", "stats", "effects"})
 # Structured fields a game adds to its cards (documented in cardmap/README.md).
 GAME_FIELDS: dict[str, frozenset[str]] = {
     "res-arcana": frozenset({"collect", "powers", "pair"}),
     "ascension": frozenset({"faction", "count", "gives"}),
-    "astral": frozenset({"multiples"}),
+    "astral": frozenset({"multiples", "deck"}),
 }
 POWER_KINDS = frozenset({"action", "reaction", "static"})
 
@@ -86,6 +87,9 @@ def parse_card(shown: str, item: Any, where: str, game: GameInfo, overlay: bool 
     if faq:
         extra["faq"] = faq
     _game_fields(c, game.id, extra)
+    effects = parse_effects(c, game.id)
+    if effects:
+        extra["effects"] = effects
     text = c.get("text", str, required=True)
     return Card(
         game=game.id, id=card_id, name=name, types=(card_type, *extra["subtypes"]), cost=cost_display,
@@ -124,3 +128,5 @@ def _game_fields(c: Checker, game: str, extra: dict[str, Any]) -> None:
     elif game == "astral":
         if c.get("multiples", int) is not None:
             extra["multiples"] = item["multiples"]
+        if c.get("deck", str):
+            extra["deck"] = item["deck"]  # the starter deck the card comes in

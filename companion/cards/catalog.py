@@ -26,10 +26,9 @@ def cardmap_dir() -> Path:
 
 
 def overlay_dir() -> Path:
-    """Users' own cards: one ``<game>.yaml`` per game, in the user data directory."""
-    path = paths.data_dir() / "cards"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    """Users' own cards: one ``<game>.yaml`` per game, in the user data directory. Not created
+    here: reading works on a read-only home; saving a card creates it (overlay.add_card)."""
+    return paths.data_dir() / "cards"
 
 
 @dataclass
@@ -103,6 +102,22 @@ def vtes_version() -> str:
     return krcg_version()
 
 
+def completed(shipped: Card, own: Card) -> Card:
+    """A shipped card known only by its name and type (ASTRAL's starter decks), completed by the
+    user's card of the same id: the user's effect, what the list knew kept where the user's card
+    is silent."""
+    from dataclasses import replace
+
+    extra = {**shipped.extra, **{k: v for k, v in own.extra.items() if v not in (None, "", [], {})}}
+    return replace(own, extra=extra, aliases=tuple(dict.fromkeys((*shipped.aliases, *own.aliases))))
+
+
+def known_ids(cards: dict[str, Card]) -> set[str]:
+    """Ids a user's new card may not take: every card but the shipped ones still waiting for
+    their effect text, which ``cards add`` completes."""
+    return {cid for cid, c in cards.items() if c.text or c.extra.get("overlay")}
+
+
 def _shown(path: Path, root: Path) -> str:
     try:
         return f"cardmap/{path.relative_to(root)}"
@@ -125,10 +140,13 @@ def _load_overlay(catalog: Catalog, path: Path) -> None:
         items = top.get("cards", list, default=[])
         for i, item in enumerate(items):
             card = parse_card(str(path), item, f"cards[{i}]", game, overlay=True)
-            # A user's card never silently replaces a shipped one with the same id.
-            if card.id in catalog.cards.get(game_id, {}) and not catalog.cards[game_id][card.id].extra.get("overlay"):
-                catalog.error(game_id, f"{path}: cards[{i}].id: {card.id!r} is already a card of {game_id}")
-                continue
+            shipped = catalog.cards.get(game_id, {}).get(card.id)
+            if shipped is not None and not shipped.extra.get("overlay"):
+                if shipped.text:
+                    # A user's card never silently replaces a shipped one with the same id.
+                    catalog.error(game_id, f"{path}: cards[{i}].id: {card.id!r} is already a card of {game_id}")
+                    continue
+                card = completed(shipped, card)
             catalog.cards.setdefault(game_id, {})[card.id] = card
     except DataError as exc:
         catalog.error(game_id, str(exc))

@@ -14,6 +14,7 @@ from typing import Any
 from companion.cards.library import CardLibrary
 from companion.cards.model import Card
 from companion.i18n import t
+from companion.textsafe import printable
 
 
 @dataclass
@@ -56,7 +57,7 @@ def _check_vtes(text: str, library: CardLibrary, rules: dict[str, Any]) -> DeckR
     for line, content in parsed.failed:
         wanted = content.strip()
         number = next((i for i, raw in enumerate(file_lines, 1) if raw == wanted), line)
-        report.unreadable.append((number, wanted, "unknown card or unreadable line"))
+        report.unreadable.append((number, printable(wanted, limit=200), "unknown card or unreadable line"))
     crypt = [(e, e.count) for e in parsed.entries if e.crypt]
     library_cards = [(e, e.count) for e in parsed.entries if not e.crypt]
     for entry, _ in crypt + library_cards:
@@ -103,7 +104,8 @@ def _parse_plain(game: str, text: str, library: CardLibrary) -> DeckReport:
             if hits and (len(hits) == 1 or hits[0].score > hits[1].score + 1) and hits[0].score >= 5:
                 card = hits[0].card
         if card is None or card.game != game:
-            report.unreadable.append((number, raw.strip(), f"no card named {name!r} in {game}"))
+            shown = printable(name, limit=200)
+            report.unreadable.append((number, printable(raw.strip(), limit=200), f"no card named {shown!r} in {game}"))
             continue
         by_ref[card.ref] = card
         totals[card.ref] += count

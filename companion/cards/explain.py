@@ -44,11 +44,24 @@ def keyword_names(card: Card, game: GameInfo | None, lang: str = "fr") -> list[s
     return names
 
 
+def card_type(game: GameInfo | None, type_id: str):
+    """The game's card type for a type as a card gives it: krcg says "Master" or "Action
+    Modifier" where the game data has ``master`` and ``action-modifier``."""
+    if game is None:
+        return None
+    wanted = normalize(type_id).replace(" ", "-")
+    for ct in game.card_types:
+        if ct.id == type_id or normalize(ct.id) == wanted or wanted in {
+                normalize(n).replace(" ", "-") for n in ct.names.values()}:
+            return ct
+    return None
+
+
 def type_names(card: Card, game: GameInfo | None, lang: str = "fr") -> list[str]:
     """The card's types as words a player knows ("Artefact", not "artifact")."""
     names = []
     for type_id in card.types:
-        known = next((ct for ct in game.card_types if ct.id == type_id), None) if game else None
+        known = card_type(game, type_id)
         term = None if known else find_term(game, type_id)
         if known is not None:
             names.append(known.names.get(lang) or known.names.get("fr") or type_id)
@@ -81,6 +94,39 @@ def cost_display(card: Card, lang: str = "fr") -> str:
     return card.cost
 
 
+def is_imbued(card: Card) -> bool:
+    return card.game == "vtes" and "Imbued" in card.types
+
+
+def card_rows(card: Card, game: GameInfo | None, lang: str = "fr") -> list[tuple[str, str]]:
+    """(label, value) rows under the card's name, for every front end: type, cost, then a crypt
+    card's capacity (an Imbued's life), group, title, clan (creed) and disciplines (virtues),
+    superior ones marked, or another game's points and keywords."""
+    from companion.i18n import t
+
+    extra = card.extra if isinstance(card.extra, dict) else {}
+    imbued = is_imbued(card)
+    rows = []
+    if card.types:
+        rows.append((t("card.type", lang=lang), ", ".join(dict.fromkeys(type_names(card, game, lang)))))
+    cost = cost_display(card, lang)
+    if cost:
+        rows.append((t("card.cost", lang=lang), cost))
+    labels = {"capacity": "card.life" if imbued else "card.capacity", "group": "card.group",
+              "title": "card.title", "points": "card.points"}
+    for key, label in labels.items():
+        if extra.get(key) not in (None, "", 0):
+            rows.append((t(label, lang=lang), str(extra[key])))
+    if extra.get("clans"):
+        rows.append((t("card.creed" if imbued else "card.clan", lang=lang), ", ".join(map(str, extra["clans"]))))
+    if extra.get("deck"):
+        rows.append((t("card.deck", lang=lang), str(extra["deck"])))
+    if card.keywords:
+        label = "card.keywords" if card.game != "vtes" else ("card.virtues" if imbued else "card.disciplines")
+        rows.append((t(label, lang=lang), ", ".join(keyword_names(card, game, lang))))
+    return rows
+
+
 def card_lines(card: Card, game: GameInfo | None, lang: str = "fr") -> list[str]:
     """The whole card as text lines, for a terminal or a screen reader."""
     from companion.i18n import t
@@ -90,16 +136,7 @@ def card_lines(card: Card, game: GameInfo | None, lang: str = "fr") -> list[str]
     other = [n for lg, n in card.names.items() if n != card.name]
     if other:
         lines.append("  " + " / ".join(other))
-    if card.types:
-        lines.append(f"{t('card.type', lang=lang)} : {', '.join(type_names(card, game, lang))}")
-    if card.cost:
-        lines.append(f"{t('card.cost', lang=lang)} : {card.cost}")
-    for key in ("capacity", "group", "title", "points"):
-        value = card.extra.get(key)
-        if value not in (None, "", 0):
-            lines.append(f"{t('card.' + key, lang=lang)} : {value}")
-    if card.extra.get("clans"):
-        lines.append(f"{t('card.clans', lang=lang)} : {', '.join(card.extra['clans'])}")
+    lines.extend(f"{label} : {value}" for label, value in card_rows(card, game, lang))
     if card.text:
         lines.append("")
         lines.extend(card.text.splitlines())

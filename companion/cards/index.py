@@ -28,7 +28,7 @@ from companion.cards.gamedata import GameInfo
 from companion.cards.model import Card
 
 log = logging.getLogger(__name__)
-FORMAT = 6  # bump when the stored shape of Card/GameInfo changes
+FORMAT = 7  # bump when the stored shape of Card/GameInfo changes
 
 
 def index_path() -> Path:
@@ -133,6 +133,9 @@ def load(cardmap: Path | None = None, overlay: Path | None = None, rebuild: bool
     result = catalog_mod.build(cardmap, overlay, progress=progress)
     if result.transient:
         return result, True  # not cached: the next start tries krcg again
+    if not paths.writable(db_path.parent):  # a read-only home: the index is rebuilt each start
+        log.info("card index not saved: %s is read-only", db_path.parent)
+        return result, True
     try:
         _write(db_path, key, result)
     except (OSError, sqlite3.Error) as exc:  # a read-only cache must not stop the game

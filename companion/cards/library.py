@@ -88,6 +88,17 @@ class CardLibrary:
             return list(self.load(game).values())
         return [c for cards in self.catalog.cards.values() for c in cards.values()]
 
+    def lookup(self, text: str) -> Card | None:
+        """A card by reference (``vtes:100845``) or by its exact name in any game (case
+        ignored): what ``cards show`` and ``speak`` accept."""
+        card = self.get(text)
+        if card is None:
+            for game in self.games:
+                card = self.find_by_name(game, text)
+                if card is not None:
+                    break
+        return card
+
     def find_by_name(self, game: str, name: str) -> Card | None:
         """Exact, case-insensitive name lookup; see ``search`` for the forgiving one."""
         wanted = name.strip().casefold()

@@ -49,7 +49,11 @@ def add_card(game: GameInfo, fields: dict[str, Any], existing_ids: set[str]) -> 
     item_text = yaml.safe_dump({"cards": [fields]}, allow_unicode=True, sort_keys=False)
     card = parse_card(str(path), load_text(item_text, str(path))["cards"][0], "cards[0]", game, overlay=True)
     current["cards"].append(fields)
-    _atomic_write(path, yaml.safe_dump(current, allow_unicode=True, sort_keys=False))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _atomic_write(path, yaml.safe_dump(current, allow_unicode=True, sort_keys=False))
+    except OSError as exc:  # a read-only home, a full disk: the card is refused, saying why
+        raise DataError(str(path), 0, "", f"cannot save: {exc.strerror or exc}") from None
     return card
 
 

@@ -64,11 +64,8 @@ def make_card(*, id: int | str, name: str, printed: str, types: list[str], text:
             names[lang] = tr["name"] + suffix
     if translations:
         extra["i18n"] = translations
-    cost = ""
-    if crypt:
-        cost = f"capacity {capacity}" if capacity else ""
-    else:
-        cost = ", ".join(f"{v} {k}" for k, v in (costs or {}).items() if v not in (None, ""))
+    # A vampire's capacity is not a cost: it is extra["capacity"], said in the listener's language.
+    cost = "" if crypt else ", ".join(f"{v} {k}" for k, v in (costs or {}).items() if v not in (None, ""))
     return Card(
         game="vtes",
         id=str(id),

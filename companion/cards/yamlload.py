@@ -3,6 +3,11 @@
 We compose the node tree (with libyaml's C composer when present) and build Python values
 ourselves: that gives each value its line, and catches duplicate keys, which PyYAML's
 ``safe_load`` silently resolves by keeping the last one.
+
+Users share card files (Rise and ASTRAL cards are typed in by players), so a file is hostile
+input: aliases (``*name``) are refused, since a few hundred bytes of nested aliases expand to
+gigabytes and a recursive one never ends; and a file is capped in size. No card file of ours
+uses an alias.
 """
 
 from __future__ import annotations
@@ -13,10 +18,16 @@ from typing import Any
 
 import yaml
 
+from companion.textsafe import is_printable, printable
+
 try:  # the C loader is an order of magnitude faster on the big files
     _Loader: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Loader = yaml.SafeLoader
+
+
+# The largest shipped file is about 110 KB; a user's card file is far smaller.
+MAX_FILE_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -47,8 +58,14 @@ class LList(list, Located):
     item_lines: list[int]
 
 
-def _build(node: yaml.Node, path: str, field: str) -> Any:
+def _build(node: yaml.Node, path: str, field: str, seen: set[int] | None = None) -> Any:
     line = node.start_mark.line + 1
+    # The composer hands an alias back as the very node it names: a node met twice is an alias.
+    seen = set() if seen is None else seen
+    if not isinstance(node, yaml.ScalarNode):
+        if id(node) in seen:
+            raise DataError(path, line, field, "aliases (*name) are not supported: write the value out")
+        seen.add(id(node))
     if isinstance(node, yaml.MappingNode):
         out = LDict()
         out.line = line
@@ -56,7 +73,7 @@ def _build(node: yaml.Node, path: str, field: str) -> Any:
         for key_node, value_node in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 raise DataError(path, key_node.start_mark.line + 1, field, "merge keys (<<) are not supported")
-            key = _build(key_node, path, field)
+            key = _build(key_node, path, field, seen)
             if not isinstance(key, str | int | float | bool):
                 raise DataError(path, key_node.start_mark.line + 1, field, "a key must be a plain value")
             key = str(key)
@@ -65,7 +82,7 @@ def _build(node: yaml.Node, path: str, field: str) -> Any:
                 raise DataError(path, key_node.start_mark.line + 1, sub,
                                 f"duplicate key (first at line {out.key_lines[key]})")
             out.key_lines[key] = key_node.start_mark.line + 1
-            out[key] = _build(value_node, path, sub)
+            out[key] = _build(value_node, path, sub, seen)
         return out
     if isinstance(node, yaml.SequenceNode):
         items = LList()
@@ -73,7 +90,7 @@ def _build(node: yaml.Node, path: str, field: str) -> Any:
         items.item_lines = []
         for i, child in enumerate(node.value):
             items.item_lines.append(child.start_mark.line + 1)
-            items.append(_build(child, path, f"{field}[{i}]"))
+            items.append(_build(child, path, f"{field}[{i}]", seen))
         return items
     # A scalar: let PyYAML's own resolver and constructor give it its type.
     return _scalar(node)
@@ -83,13 +100,21 @@ _constructor = yaml.constructor.SafeConstructor()
 
 
 def _scalar(node: yaml.ScalarNode) -> Any:
-    return _constructor.construct_object(node, deep=True)
+    value = _constructor.construct_object(node, deep=True)
+    if isinstance(value, str) and not value.isprintable() and not is_printable(value):
+        # A double-quoted "\e[2J" is valid YAML: a shared card file must not reach a terminal,
+        # a label or the voice with it.
+        return printable(value, limit=None, keep_newlines=True)
+    return value
 
 
 def load_file(path: Path, display: str | None = None) -> Any:
     """Parse one YAML file into LDict/LList/scalars; errors become DataError with a line."""
     shown = display or str(path)
     try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise DataError(shown, 0, "", f"file too large ({size} bytes; at most {MAX_FILE_BYTES})")
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise DataError(shown, 0, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
@@ -99,6 +124,8 @@ def load_file(path: Path, display: str | None = None) -> Any:
 
 
 def load_text(text: str, shown: str) -> Any:
+    if len(text) > MAX_FILE_BYTES:
+        raise DataError(shown, 0, "", f"text too large ({len(text)} characters; at most {MAX_FILE_BYTES})")
     if "\t" in text:
         # YAML forbids tabs for indentation; name the first one rather than a parser riddle.
         for number, line in enumerate(text.splitlines(), 1):
@@ -106,6 +133,8 @@ def load_text(text: str, shown: str) -> Any:
             if stripped.startswith("\t"):
                 raise DataError(shown, number, "", "tab used for indentation; YAML needs spaces")
     try:
+        if "&" in text:  # an alias needs an anchor: without one, no pass over the events
+            refuse_aliases(text, shown)
         node = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -115,7 +144,22 @@ def load_text(text: str, shown: str) -> Any:
         raise DataError(shown, 0, "", f"YAML: {exc}") from None
     if node is None:
         return None
-    return _build(node, shown, "")
+    try:
+        return _build(node, shown, "")
+    except yaml.MarkedYAMLError as exc:  # a tag no safe constructor knows (!!python/object)
+        mark = exc.problem_mark or exc.context_mark
+        raise DataError(shown, mark.line + 1 if mark else 0, "", f"YAML: {exc.problem or exc.context}") from None
+    except (yaml.YAMLError, ValueError, OverflowError, RecursionError) as exc:  # a date such as 2024-13-45
+        raise DataError(shown, 0, "", f"YAML: {type(exc).__name__}: {exc}"[:300]) from None
+
+
+def refuse_aliases(text: str, shown: str) -> None:
+    """DataError at the first alias of ``text``. The events give the alias's own line; the
+    composed node only the anchor's."""
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.AliasEvent):
+            raise DataError(shown, event.start_mark.line + 1, "",
+                            f"alias *{event.anchor} is not supported: write the value out")
 
 
 def line_of(container: Any, key: str | int | None = None) -> int:

@@ -14,6 +14,7 @@ BENCHES = {
     "scan": ("companion.benchmarks.scan", "bench_scan"),
     "speech": ("companion.benchmarks.speech", "bench_speech"),
     "startup": ("companion.ui.bench", "bench_startup"),
+    "phones": ("companion.benchmarks.phones", "bench_phones"),
 }
 
 

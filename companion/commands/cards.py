@@ -20,7 +20,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     s.add_argument("--limit", type=int, default=10)
     s.add_argument("--json", action="store_true")
     s = sub.add_parser("show", help="the whole card, with keyword definitions and rulings")
-    s.add_argument("ref", help="game:id, e.g. vtes:100845")
+    s.add_argument("ref", nargs="+", help="game:id (vtes:100845) or the card's exact name")
     s.add_argument("--json", action="store_true")
     s = sub.add_parser("stats", help="cards per game and per type")
     s.add_argument("--json", action="store_true")
@@ -103,9 +103,10 @@ def _show(args, library) -> int:
     from companion.cards.explain import card_lines, keyword_entries
     from companion.i18n import language, t
 
-    card = library.get(args.ref)
+    ref = " ".join(args.ref)
+    card = library.lookup(ref)
     if card is None:
-        print(t("cards.not_found", ref=args.ref), file=sys.stderr)
+        print(t("cards.not_found", ref=ref), file=sys.stderr)
         return 2
     game = library.game(card.game)
     data = card.to_json()
@@ -119,9 +120,11 @@ def _stats(args, library) -> int:
     data = {}
     lines = []
     for game in library.games:
-        per_type = Counter(c.types[0] if c.types else "?" for c in library.cards(game))
-        data[game] = {"cards": sum(per_type.values()), "types": dict(per_type.most_common())}
-        lines.append(f"{game}: {sum(per_type.values())}")
+        cards = library.cards(game)
+        # A card of two types (VTES "Action Modifier/Reaction") counts once under each.
+        per_type = Counter(t for c in cards for t in (c.types or ("?",)))
+        data[game] = {"cards": len(cards), "types": dict(per_type.most_common())}
+        lines.append(f"{game}: {len(cards)}")
         lines.extend(f"  {k}: {v}" for k, v in per_type.most_common())
     for game, errors in library.errors().items():
         data.setdefault(game, {})["errors"] = errors
@@ -181,6 +184,7 @@ def _validate(args) -> int:
 
 
 def _add(args, library) -> int:
+    from companion.cards.catalog import known_ids
     from companion.cards.overlay import add_card, overlay_file
     from companion.cards.yamlload import DataError
     from companion.i18n import t
@@ -212,7 +216,7 @@ def _add(args, library) -> int:
     if args.stat:
         fields["stats"] = {k.strip(): _number(v.strip()) for k, _, v in (s.partition("=") for s in args.stat)}
     try:
-        card = add_card(game, fields, set(library.load(game.id)))
+        card = add_card(game, fields, known_ids(library.load(game.id)))
     except DataError as exc:
         print(str(exc), file=sys.stderr)
         return 2

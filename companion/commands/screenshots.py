@@ -22,12 +22,34 @@ def _size(text: str) -> str:
     return text
 
 
+def _players(text: str) -> str:
+    parts = [p.partition("=")[2] if "=" in p else p for p in text.split(",")]
+    if not all(p == "max" or (p.isdigit() and 1 <= int(p) <= 8) for p in parts):
+        raise argparse.ArgumentTypeError(f"expected a number of players, max, or GAME=N,GAME=N; got {text!r}")
+    return text
+
+
+def _scale(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 1.0 <= value <= 2.0:
+        raise argparse.ArgumentTypeError(f"expected a text scale from 1.0 to 2.0, got {text!r}")
+    return value
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, type=Path, help="folder for the PNG files")
     parser.add_argument("--size", action="append", type=_size,
                         help=f"window size, repeatable (default: {' and '.join(SIZES)})")
     parser.add_argument("--game", action="append", choices=GAMES, help="only this game (repeatable)")
     parser.add_argument("--screen", action="append", help="only this screen (repeatable)")
+    parser.add_argument("--players", type=_players, help="players at the table: a number, max (as many as "
+                        "each game allows), or per game: vtes=6,ascension=4; default: the demo's")
+    parser.add_argument("--layout", action="store_true", help="also write, beside each Table picture, a JSON "
+                        "file with the box of every counter and button in window pixels")
+    parser.add_argument("--scale", type=_scale, default=1.0, help="text scale, 1.0 to 2.0 (default 1.0)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
     status = 0
     for size in args.size or SIZES:
         command = [sys.executable, "-m", "companion.ui.screenshots", str(out), size,
-                   ",".join(args.game or []), ",".join(args.screen or [])]
+                   ",".join(args.game or []), ",".join(args.screen or []), args.players or "",
+                   "layout" if args.layout else "", str(args.scale)]
         try:
             done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=PER_SIZE_TIMEOUT)
         except subprocess.TimeoutExpired:

@@ -29,12 +29,7 @@ def _find(ref: str):
     from companion.cards.library import CardLibrary
 
     library = CardLibrary()
-    card = library.get(ref)
-    if card is None:
-        for game in library.games:
-            card = library.find_by_name(game, ref)
-            if card is not None:
-                break
+    card = library.lookup(ref)
     return card, (library.game(card.game) if card is not None else None)
 
 

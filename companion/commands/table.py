@@ -17,6 +17,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the final state as one JSON object")
     p.add_argument("--strict", action="store_true", help="stop with exit status 3 at the first refused command")
     p.add_argument("--resume", type=int, metavar="ID", help="go on with a saved game")
+    p.add_argument("--first", metavar="NAME", help="the first player the table chose (default: drawn at random)")
     p.add_argument("--teams", action="store_true", help="Ascension: teams of two (4 or 6 players)")
     p.add_argument("--list", action="store_true", help="list the saved games and exit")
     p.add_argument("--export", choices=("text", "json"), help="print the game given by --resume and exit")
@@ -47,8 +48,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         journal = session.journal
     except JournalError as exc:
-        say(t("table.cli.journal_error", error=exc), sys.stderr)
+        say(t("table.cli.journal_error", error=exc.describe(lang)), sys.stderr)
         return 2
+    if journal.notice is not None:  # a damaged journal was set aside: one sentence says so
+        say(journal.notice_text(lang), sys.stderr)
 
     try:
         if args.list:
@@ -88,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
                 return 2
             options = {"teams": True} if args.teams else {}
             result = session.new_game(args.game, names, seed=args.seed, options=options,
-                                      source=args.source or "script")
+                                      source=args.source or "script", first=args.first)
         if not result.ok:
             for line in result.lines(lang):
                 say(line, sys.stderr)

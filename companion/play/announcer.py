@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+from collections import deque
 from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any
@@ -85,16 +86,25 @@ class Announcer:
         self.echo: Callable[[list[str]], None] | None = None
         self._snap: dict[str, Any] = {}
         self.reminders = True  # phase reminders after the phase's name, as a hint
+        # The last messages, newest last, for a player who missed one or wants an older one;
+        # ``_back`` is how far back the history steps are (1: at the newest, said last).
+        self.history: deque[tuple[list[str], list[str]]] = deque(maxlen=30)  # (said, written)
+        self._back = 1
 
     # -- output ---------------------------------------------------------------------------
     def say(self, texts: str | Sequence[str], priority: Priority = Priority.CHANGE, interrupt: bool = False,
-            echo: bool = True) -> None:
+            echo: bool = True, written: Sequence[str] | None = None) -> None:
+        """``written``: the lines as a braille display or a screen reader should get them (digits,
+        not number words), when they differ from what is said."""
         items = [texts] if isinstance(texts, str) else list(texts)
         utterances = [Utterance(x.strip(), self.lang) for x in items if x and x.strip()]
         if not utterances:
             return
         if echo and self.echo is not None:
-            self.echo([u.text for u in utterances])
+            self.echo(list(written) if written is not None else [u.text for u in utterances])
+        said = [u.text for u in utterances]
+        self.history.append((said, list(written) if written is not None else said))
+        self._back = 1
         try:
             self.say_to(utterances, priority, interrupt)
         except Exception:  # a broken voice must never take the game down
@@ -209,6 +219,22 @@ class Announcer:
                 out.append(self.note_text(key, dict(values), game))
         return out
 
+    def history_step(self, step: int) -> bool:
+        """Say an older (step -1) or a newer (+1) message of the history again; False at either end.
+        Saying it again does not add it to the history, so that steps go on from where they are."""
+        back = self._back - step
+        if not self.history or back < 1 or back > len(self.history):
+            return False
+        self._back = back
+        texts, lines = self.history[-back]
+        if self.echo is not None:
+            self.echo(lines)
+        try:
+            self.say_to([Utterance(x, self.lang) for x in texts], Priority.CHANGE, True)
+        except Exception:
+            log.exception("speaking failed")
+        return True
+
     def refused(self, reason: str) -> None:
         self.say(phrase("refused", self.lang, reason=ear(reason, self.lang)), Priority.ERROR, True)
 
@@ -217,8 +243,9 @@ class Announcer:
         self.say(phrase("error", self.lang, text=ear(text, self.lang)), Priority.ERROR, True)
 
     # -- reading the state ------------------------------------------------------------------
-    def seat_text(self, game: Any, seat: int) -> str:
-        """Everything about one seat: its counters, then its marks (turn, edge, passed...)."""
+    def seat_text(self, game: Any, seat: int, short: bool = False, digits: bool = False) -> str:
+        """Everything about one seat: its counters, then its marks (turn, edge, passed...); the
+        short form leaves out counters at zero or not given yet."""
         lang = self.lang
         if game is None:
             return phrase("no_game", lang)
@@ -229,12 +256,15 @@ class Announcer:
             if counter.hidden:
                 continue
             value = me["c"].get(cid)
+            if short and not value:
+                continue
             if value is None:
                 parts.append(phrase("unset", lang, counter=counter.name(lang)))
             else:
                 parts.append(phrase("counter", lang, counter=counter.name(lang),
-                                    value=number_words(int(value), lang, _feminine(gid, cid, lang))))
-        text = phrase("seat", lang, seat=me["name"], counters=", ".join(parts))
+                                    value=str(int(value)) if digits else
+                                    number_words(int(value), lang, _feminine(gid, cid, lang))))
+        text = phrase("seat", lang, seat=me["name"], counters=", ".join(parts)) if parts else f"{me['name']}."
         marks = []
         if seat == s.get("active") and not s.get("over"):
             marks.append(phrase("active", lang))
@@ -245,7 +275,7 @@ class Announcer:
             text += " " + _capital(phrase("marks", lang, marks="; ".join(marks)))
         return text
 
-    def table_texts(self, game: Any) -> list[str]:
+    def table_texts(self, game: Any, short: bool = False, digits: bool = False) -> list[str]:
         """The whole table: whose turn and which phase, then each seat, then shared counters."""
         lang = self.lang
         if game is None:
@@ -256,27 +286,31 @@ class Announcer:
             winners = [s["seats"][w]["name"] for w in s.get("winner", [])]
             out.append(phrase("over", lang, winners=t("table.and", lang).join(winners) or "—"))
         elif s.get("active") is not None:
-            out.append(self.turn_text(game))
-        out += [self.seat_text(game, i) for i in range(len(s["seats"]))]
+            out.append(self.turn_text(game, digits))
+        out += [self.seat_text(game, i, short, digits) for i in range(len(s["seats"]))]
         shared = [phrase("counter", lang, counter=c.name(lang),
-                         value=number_words(int(s["shared"][cid]), lang, _feminine(game.data.id, cid, lang)))
+                         value=str(int(s["shared"][cid])) if digits else
+                         number_words(int(s["shared"][cid]), lang, _feminine(game.data.id, cid, lang)))
                   for cid, c in game.data.shared.items() if not c.hidden and s["shared"].get(cid) is not None]
         if shared:
             out.append(phrase("shared", lang, counters=", ".join(shared)))
         return out
 
-    def turn_text(self, game: Any) -> str:
+    def turn_text(self, game: Any, digits: bool = False) -> str:
         s = game.state
         if s.get("active") is None or s.get("phase") is None:
             return ""
-        return phrase("turn", self.lang, round=int(s["round"]), seat=s["seats"][s["active"]]["name"],
+        round_ = str(int(s["round"])) if digits else int(s["round"])
+        return phrase("turn", self.lang, round=round_, seat=s["seats"][s["active"]]["name"],
                       phase=game.data.phases[s["phase"]].name(self.lang))
 
-    def read_seat(self, game: Any, seat: int) -> None:
-        self.say(self.seat_text(game, seat), Priority.CHANGE, True)
+    def read_seat(self, game: Any, seat: int, short: bool = False) -> None:
+        written = [self.seat_text(game, seat, short, digits=True)] if game is not None else None
+        self.say(self.seat_text(game, seat, short), Priority.CHANGE, True, written=written)
 
-    def read_table(self, game: Any) -> None:
-        self.say(self.table_texts(game), Priority.CHANGE, True)
+    def read_table(self, game: Any, short: bool = False) -> None:
+        written = self.table_texts(game, short, digits=True) if game is not None else None
+        self.say(self.table_texts(game, short), Priority.CHANGE, True, written=written)
 
     # -- screens and focus ------------------------------------------------------------------
     def screen(self, name: str, shows: str, summary: str = "") -> None:

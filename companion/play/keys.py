@@ -20,6 +20,8 @@ from typing import Any, Protocol
 
 import yaml
 
+from companion.i18n import t
+
 log = logging.getLogger(__name__)
 
 LANGS = ("fr", "en")
@@ -42,6 +44,7 @@ MODIFIERS = ("ctrl", "alt", "meta", "shift")
 AZERTY_DIGITS = {"&": "1", "é": "2", '"': "3", "'": "4", "(": "5", "-": "6", "è": "7", "_": "8", "ç": "9", "à": "0"}
 KEYPAD_DIGITS = {f"numpad{d}": d for d in DIGITS}
 ENTER_KEYS = ("enter", "numpadenter")
+PAGE_KEYS = {"numpad2": 1, "numpad8": -1}  # through keypad help: next, previous
 CANCEL_KEYS = ("escape", "numpaddecimal")
 
 
@@ -330,6 +333,9 @@ class Keys:
         self.entry: str | None = None  # a value being typed for the cursor's counter
         self.mode = "cursor"  # which focus Enter acts on: the table cursor or a widget
         self.log: list[tuple[str, str]] = []  # (key, action) handled, for tests and the log
+        # Keypad help is read one key at a time: the lines left, and where the reading is.
+        self.pages: list[str] = []
+        self.page = 0
 
     # -- keys -----------------------------------------------------------------------------
     def press(self, key: str, typing: bool = False) -> bool:
@@ -337,6 +343,11 @@ class Keys:
         has the keyboard, so plain letters and digits are its own."""
         if self.entry is not None:
             return self._entry_key(key)
+        if self.pages:
+            if key in PAGE_KEYS:
+                self._turn_page(PAGE_KEYS[key])
+                return True
+            self.pages = []  # any other key leaves the help and does what it does
         if self.awaiting is not None:
             return self._amount_key(key)
         if typing and not self.pending and _is_text_key(key):
@@ -477,11 +488,36 @@ class Keys:
         game = self.host.game
         from_keypad = bool(self.log) and self.log[-1][0].startswith("numpad")
         lines = self.map.help_lines(self.host.screen, game.data.id if game else None, self.lang, from_keypad)
-        self.announcer.say(lines, interrupt=True)
+        if not from_keypad:
+            self.announcer.say(lines, interrupt=True)
+            return
+        # From the keypad, one key at a time: 2 for the next, 8 for the previous, any other key leaves.
+        head, intro, *keys = lines  # "Écran Table. Touches :", "Au pavé numérique :", then a key a line
+        self.pages, self.page = keys, 0
+        self.announcer.say([head, self.map.prompt("help_pages", self.lang), keys[0]], interrupt=True)
+
+    def _turn_page(self, step: int) -> None:
+        here = self.page + step
+        if not 0 <= here < len(self.pages):
+            self.say_prompt("help_end" if step > 0 else "help_start")
+            return
+        self.page = here
+        self.announcer.say(self.pages[here], interrupt=True)
 
     def a_repeat(self, _b: Binding) -> None:
         if self.speaker is not None:
             self.speaker.repeat_message()
+
+    def a_history_prev(self, _b: Binding, step: int = -1) -> None:
+        if not self.announcer.history_step(step):
+            self.announcer.say(t("talk.history_empty" if step < 0 else "talk.history_end", self.lang), interrupt=True)
+
+    def a_history_next(self, b: Binding) -> None:
+        self.a_history_prev(b, 1)
+
+    def a_repeat_card(self, _b: Binding) -> None:
+        if self.speaker is None or not self.speaker.repeat():
+            self.announcer.say(t("talk.no_card", self.lang), interrupt=True)
 
     def a_stop(self, _b: Binding) -> None:
         if self.speaker is not None:
@@ -519,10 +555,14 @@ class Keys:
         if seat is None:
             self.announcer.say(self.announcer.table_texts(self.host.game)[-1:], interrupt=True)
         else:
-            self.announcer.read_seat(self.host.game, seat)
+            self.announcer.read_seat(self.host.game, seat, short=self._short())
 
     def a_read_table(self, _b: Binding) -> None:
-        self.announcer.read_table(self.host.game)
+        self.announcer.read_table(self.host.game, short=self._short())
+
+    def _short(self) -> bool:
+        """At the short verbosity, readings leave out the counters at zero."""
+        return getattr(self.speaker, "verbosity", "normal") == "short"
 
     def a_read_focus(self, _b: Binding) -> None:
         if self.mode == "widget" and self.focus is not None and self.focus.current() is not None:

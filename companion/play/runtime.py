@@ -16,6 +16,7 @@ from typing import Any
 from companion.i18n import language, t
 from companion.play.announcer import Announcer
 from companion.play.keys import Keys, SessionHost
+from companion.play.phones import Phones
 from companion.play.scans import Scans
 from companion.play.session import Session
 from companion.play.voice import Voice
@@ -41,9 +42,12 @@ class Runtime:
         self.session = Session(library, journal_path)
         self.announcer = Announcer(self.voice.say_all, self.lang)
         self.scans = Scans(library)
+        self.phones = Phones()
         self.workers = Workers()
         self.load_errors: dict[str, str] = {}
         self.session.subscribe("result", self._announce)
+        self.session.subscribe("state", self._new_game)
+        self._game_id: int | None = None
 
     # -- language -------------------------------------------------------------------------
 
@@ -77,9 +81,42 @@ class Runtime:
         return errors
 
     def lay(self, scan: Scan) -> None:
-        """A card laid (on the front end's own thread): kept in the game's history and spoken."""
+        """A card laid (on the front end's own thread): kept in the game's history and spoken;
+        laid on the reader of a seat that has a phone, it is that seat's secret, and the table
+        only hears that the seat read a card."""
+        if self.phones.has_phone(scan.seat):
+            self.read_privately(scan.seat, scan)
+            return
         self.session.add_scan(scan)
         self.voice.scan(scan)
+
+    def read_privately(self, seat: int, scan: Scan) -> dict:
+        """A card only ``seat`` (1-based) may know (its reader, or its phone's own NFC)."""
+        card = self.phones.keep(seat, scan)
+        self.say(t("phones.read_card", self.lang, name=self.seat_name(seat)))
+        return card
+
+    def reveal(self, seat: int, number: int) -> bool:
+        """Seat ``seat`` shows its private card ``number`` to the table: laid as any public card."""
+        item = self.phones.take(seat, number)
+        if item is None:
+            return False
+        card, scan = item
+        self.phones.observers.emit("revealed", seat, card)
+        self.session.add_scan(scan)
+        self.voice.scan(scan)
+        return True
+
+    def seat_name(self, seat: int) -> str:
+        names = self.session.seat_names
+        return names[seat - 1] if 1 <= seat <= len(names) else t("ui.seat", self.lang, seat=seat)
+
+    def _new_game(self) -> None:
+        game = self.session.game
+        gid = None if game is None else game.id
+        if gid != self._game_id:
+            self._game_id = gid
+            self.phones.clear()
 
     # -- keys -----------------------------------------------------------------------------
 

@@ -29,6 +29,7 @@ from typing import Any
 from companion import paths
 from companion.i18n import language
 from companion.play.observers import Observers
+from companion.table.cardplay import LastLaid
 from companion.table.engine import Game, Intent, Refusal, Result
 from companion.table.journal import GameRow, Journal, JournalError
 
@@ -53,15 +54,9 @@ def crypt_card_finder(library: Any) -> Callable[[str], tuple[str, int] | None] |
     library loaded behind its back): (printed name, capacity), typos forgiven."""
     if library is None:
         return None
+    from companion.table.commands import vtes_crypt_card
 
-    def find(name: str) -> tuple[str, int] | None:
-        hits = [h.card for h in library.search(name, game="vtes", limit=5) if h.card.extra.get("capacity")]
-        if not hits:
-            return None
-        card = hits[0]
-        return card.extra.get("printed_name") or card.name, int(card.extra["capacity"])
-
-    return find
+    return lambda name: vtes_crypt_card(name, library)
 
 
 class Session:
@@ -81,6 +76,8 @@ class Session:
         self.observers = Observers(*self.EVENTS)
         self._journal: Journal | None = None
         self._lock = threading.RLock()
+        # The card last laid on each seat's reader, for ``play`` / ``acquire`` / ``defeat`` alone.
+        self.laid = LastLaid(active=lambda: self.game.state.get("active") if self.game is not None else None)
 
     def subscribe(self, event: str, fn: Callable[..., Any]) -> Callable[[], None]:
         return self.observers.subscribe(event, fn)
@@ -91,6 +88,9 @@ class Session:
     def journal(self) -> Journal:
         if self._journal is None:
             self._journal = Journal(self.journal_path)
+            if self._journal.notice is not None:  # a damaged journal was set aside: say it once
+                notice = self._journal.notice
+                self._answer(Result(True, Intent("journal"), notes=[(notice.key, notice.values)]))
         return self._journal
 
     def saved_games(self) -> list[GameRow]:
@@ -111,18 +111,20 @@ class Session:
     # -- intents ----------------------------------------------------------------------------
 
     def new_game(self, game_id: str, players: list[str], seed: int | None = None,
-                 options: dict[str, Any] | None = None, source: str = "touch") -> Result:
-        """Start a game; the engine draws the first player. Returns the draw's result, or a
+                 options: dict[str, Any] | None = None, source: str = "touch", first: str | None = None) -> Result:
+        """Start a game; the engine draws the first player, unless the table chose one (``first``,
+        a player's name). Returns the draw's result, or a
         refusal (bad names, wrong number of seats) that changed nothing."""
         from companion.table.data import TableDataError
 
         with self._lock:
             try:
-                game = Game.new(self.journal, game_id, players, seed=seed, options=options, source=_source(source))
+                game = Game.new(self.journal, game_id, players, seed=seed, options=options, source=_source(source),
+                                first=first)
             except Refusal as r:
                 return self._answer(refused(r.key, source=source, **r.values))
             except (TableDataError, JournalError) as exc:
-                return self._answer(refused("ui.error", source=source, error=str(exc)))
+                return self._answer(refused("ui.error", source=source, error=_cause(exc)))
             self._set_game(game)
             return self._answer(game.opening or refused("ui.error", error=""))
 
@@ -136,7 +138,7 @@ class Session:
             except (KeyError, ValueError):
                 return self._answer(refused("ui.no_such_game", source=source, id=game_id))
             except (TableDataError, JournalError) as exc:
-                return self._answer(refused("ui.error", source=source, error=str(exc)))
+                return self._answer(refused("ui.error", source=source, error=_cause(exc)))
             self._set_game(game)
             if game.opening is not None:  # it had stopped before its first player was drawn
                 return self._answer(game.opening)
@@ -164,7 +166,7 @@ class Session:
             try:
                 result = game.apply(intent)  # durable in the journal before it returns
             except JournalError as exc:
-                return self._answer(refused("ui.error", source=source, data=game.data, error=str(exc)))
+                return self._answer(refused("ui.error", source=source, data=game.data, error=_cause(exc)))
             if result.ok and result.event is not None:
                 self._changed()
             return self._answer(result)
@@ -181,13 +183,16 @@ class Session:
 
         assert self.game is not None
         return Parser(self.game.data, self.seat_names, source=_source(source),
-                      crypt_card=crypt_card_finder(self.library))
+                      crypt_card=crypt_card_finder(self.library), library=self.library, laid=self.laid)
 
     def add_scan(self, scan: Any) -> None:
         """A card laid on a reader (already resolved): kept in this game's history."""
         with self._lock:
             self.scans.append(scan)
             self.last_scan = scan
+            card = getattr(scan, "card", None)
+            if card is not None and self.game is not None and card.game == self.game.data.id:
+                self.laid.record(card.ref, _seat_index(scan))
         self.observers.emit("scan", scan)
 
     def select_seat(self, seat: int | None) -> None:
@@ -219,6 +224,9 @@ class Session:
     # -- observers ----------------------------------------------------------------------------
 
     def _set_game(self, game: Game) -> None:
+        self.laid = LastLaid(active=self.laid._active)
+        if self.game is not None and self.game is not game and self.game.id != game.id:
+            self.game.close()  # another program may open the previous game now
         self.scans.clear()
         self.last_scan = None
         self.selected_seat = None
@@ -241,6 +249,18 @@ def _parse_refusal(exc: Exception) -> tuple[str, dict[str, Any]]:
         return key, dict(getattr(exc, "values", {}) or {})
     log.exception("a command line could not be read")
     return "ui.error", {"error": f"{type(exc).__name__}"}
+
+
+def _seat_index(scan: Any) -> int | None:
+    """The 0-based seat of the reader a card was laid on (readers number seats from 1)."""
+    seat = getattr(scan, "seat", None)
+    return seat - 1 if isinstance(seat, int) and seat >= 1 else None
+
+
+def _cause(exc: Exception) -> str:
+    """An error in words: a journal's cause ("disque plein"), or the exception's own text."""
+    describe = getattr(exc, "describe", None)
+    return describe() if callable(describe) else str(exc)
 
 
 def _source(source: str) -> str:

@@ -6,6 +6,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal
 
+from companion.textsafe import printable
+
 Kind = Literal["laid", "lifted", "unreadable", "reader-lost", "reader-ready"]
 
 
@@ -18,3 +20,8 @@ class TagEvent:
     ndef: bytes | None = None  # raw NDEF message; None when the tag holds no NDEF at all
     detail: str = ""  # reason of an unreadable tag or a lost reader
     at: float = field(default_factory=time.monotonic)  # when the reader saw it
+
+    def __post_init__(self) -> None:
+        # The detail often quotes what a tag or a wire sent: never let it act on a terminal.
+        if self.detail and not self.detail.isprintable():
+            object.__setattr__(self, "detail", printable(self.detail, limit=300))

@@ -265,6 +265,7 @@ class HubReader(Reader):
         except Exception as exc:
             return f"{type(exc).__name__}: {exc}"
         last_valid = time.monotonic()
+        lines_before = self.stats.lines
         while not self.stopping:
             data = port.read(max(1, getattr(port, "in_waiting", 0) or 0))
             now = time.monotonic()
@@ -278,7 +279,11 @@ class HubReader(Reader):
                 hello = self.stats.hello
                 if hello is not None and hello.proto != PROTOCOL:
                     return f"the hub speaks protocol {hello.proto}; this companion speaks {PROTOCOL}"
-                return "the hub fell silent" if self._boot else "no HELLO from a hub on this port"
+                if self._boot:
+                    return "the hub fell silent"
+                if self.stats.lines > lines_before:
+                    return f"lines but no HELLO of protocol {PROTOCOL} on this port (another protocol?)"
+                return "no HELLO from a hub on this port"
         return "stopped"
 
     def _handle(self, line: bytes) -> bool:
@@ -293,13 +298,19 @@ class HubReader(Reader):
         if isinstance(message, Hello):
             return self._hello(message)
         if self._boot is None:
-            return True  # events before the first HELLO come from an unknown state: wait for it
+            # Events before a HELLO we accept come from an unknown state: wait for it. They do not
+            # count as signs of life either, or a hub of another protocol that only sends BEAT
+            # would never be reported.
+            return False
         if isinstance(message, Laid):
             if message.seat <= self._seat_count():
                 self._laid(message.seat, message.uid)
         elif isinstance(message, Lifted):
             self._lifted(message.seat)
         elif isinstance(message, Error):
+            if message.seat > self._seat_count():
+                log.debug("hub %s: ERR for seat %d, which it does not have", self.url, message.seat)
+                return True
             self.stats.errors += 1
             self.stats.last_error[message.seat] = message.code
             log.warning("hub %s seat %d: %s %s", self.url, message.seat, message.code, message.text)

@@ -113,7 +113,8 @@ def speak_scan_callback(lang: str, speaker: Speaker | None = None, verbosity: st
                 card = scan.card
                 utterances = card_speech(card, verbosity=verbosity, lang=lang, game=games(card.game))
             else:
-                utterances = scan_speech(getattr(scan, "status", "unknown"), lang)
+                detail = scan.detail_text(lang, spoken=True) if hasattr(scan, "detail_text") else ""
+                utterances = scan_speech(getattr(scan, "status", "unknown"), lang, detail)
             s.say_all(utterances, Priority.CARD, interrupt=True)
         except Exception:  # speech must never take the reader down with it
             log.exception("speaking a scan failed")

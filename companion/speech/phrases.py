@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -46,6 +47,7 @@ _ANGLE = re.compile(r"<([A-Z][A-Z ]{1,30})>")
 _DOTTED = re.compile(r"\b\d+(?:\.\d+)+\b")
 _ITALIC = re.compile(r"(?<![\w/])/([A-Z][^/\n]{0,40}?)/(?![\w/])")
 _BRACKET = re.compile(r"\[([A-Za-z0-9 ]{1,30})\]")
+_NAMED_ICON = re.compile(r"(?P<word>[^\W\d_][\w'-]*)\s*\[(?P<code>[A-Za-z]{2,10})\]")
 _RANGED = re.compile(r"(?<![\w.])([+-]?)(\d+)R\b")
 _TIMES_X = re.compile(r"(?<![\w.])([+-]?)(\d+)X\b")
 _SIGNED = re.compile(r"(?<![\d\w.])([+-])(\d+|X)\b|(?<=[A-Za-z])([+-])(\d+|X)\b")
@@ -68,6 +70,23 @@ def _replacements(lang: str) -> tuple[tuple[re.Pattern[str], str], ...]:
 
 def _game_data(lang: str, game: str) -> dict[str, Any]:
     return data(lang).get("games", {}).get(game, {}) or {}
+
+
+def _named_icon(m: re.Match[str], game: str) -> str:
+    """"requires Chimerstry [chi]", "Flight [FLIGHT]": the icon repeats the word before it,
+    so the word alone is said, not "Chimerstry Inferior Chimerstry:"."""
+    code = m.group("code").lower()
+    names = set()
+    for lang in ("en", "fr"):
+        known = {**_game_data(lang, "vtes").get("disciplines", {}), **_game_data(lang, game).get("disciplines", {})}
+        if code in known:
+            names.add(_fold(known[code]))
+    return m.group("word") if _fold(m.group("word")) in names else m.group(0)
+
+
+def _fold(word: str) -> str:
+    text = unicodedata.normalize("NFKD", word.casefold())
+    return "".join(ch for ch in text if not unicodedata.combining(ch))
 
 
 def _bracket(m: re.Match[str], lang: str, game: str) -> str:
@@ -102,6 +121,7 @@ def for_the_ear(text: str, lang: str = "fr", game: str = "") -> str:
     s = _EMPHASIS.sub(r"\1", s)
     s = _ANGLE.sub(lambda m: m.group(1).lower(), s)
     s = _ITALIC.sub(r"\1", s)
+    s = _NAMED_ICON.sub(lambda m: _named_icon(m, game), s)
     s = _BRACKET.sub(lambda m: _bracket(m, lang, game), s)
     for pattern, new in _replacements(lang):
         s = pattern.sub(new, s)
@@ -249,10 +269,11 @@ def _cost(card: Any, lang: str) -> str:
 def _crypt_line(card: Any, lang: str, group: int | None) -> str:
     phrases = data(lang)["card"]
     extra = card.extra
+    imbued = "Imbued" in card.types  # an Imbued has a creed and life, not a clan and capacity
     bits = [_types(card, lang)]
-    bits += [phrases["clan"].format(clan=c) for c in extra.get("clans") or []]
+    bits += [phrases["creed" if imbued else "clan"].format(clan=c) for c in extra.get("clans") or []]
     if extra.get("capacity") not in (None, ""):
-        bits.append(phrases["capacity"].format(n=number_words(int(extra["capacity"]), lang)))
+        bits.append(phrases["life" if imbued else "capacity"].format(n=number_words(int(extra["capacity"]), lang)))
     if extra.get("group") not in (None, "") and str(extra["group"]).isdigit():
         group = int(extra["group"])
     if group is not None:
@@ -320,12 +341,45 @@ def card_speech(card: Any, verbosity: str = "normal", lang: str = "fr",
             out.append(Utterance(phrases["types"].format(types=_types(card, lang, game)), lang))
         if cost:
             out.append(Utterance(phrases["cost"].format(cost=cost), lang))
+        out += _worth(card, lang)
     body = for_the_ear(card.text, card_lang, card.game)
     if body:
         out.append(Utterance(body, card_lang))
+    elif not crypt:
+        out += _type_rules(card, lang, game)
     if verbosity == "full":
         out += _full_extras(card, lang, card_lang, _definitions(card, lang, glossary, game))
     return _merged(out)
+
+
+def _type_rules(card: Any, lang: str, game: Any) -> list[Utterance]:
+    """A card known only by its name and type (an ASTRAL starter card whose effect the player has
+    not entered yet): what its type's rules say, so that a scan still teaches something."""
+    from companion.cards.explain import card_type
+
+    for type_id in card.types:
+        known = card_type(game, type_id)
+        rules = known.text.get(lang) or known.text.get("fr") if known is not None else ""
+        if rules:
+            spoken = for_the_ear(rules, lang, card.game)
+            return [Utterance(data(lang)["card"]["no_text"].format(definition=spoken), lang)]
+    return []
+
+
+def _worth(card: Any, lang: str) -> list[Utterance]:
+    """What a game prints besides the cost and says nowhere else: an Ascension card's honor
+    points (a monster's reward is in its text) and its faction."""
+    g = _game_data(lang, card.game)
+    extra = getattr(card, "extra", {}) or {}
+    out = []
+    points = extra.get("points")
+    if "points" in g and isinstance(points, int) and points > 0 and extra.get("type") != "monster":
+        said = g["points_one"] if points == 1 else g["points"].format(n=number_words(points, lang))
+        out.append(Utterance(said, lang))
+    faction = extra.get("faction")
+    if "faction" in g and faction:
+        out.append(Utterance(g["faction"].format(faction=(g.get("factions") or {}).get(faction, faction)), lang))
+    return out
 
 
 def _definitions(card: Any, lang: str, glossary: Callable[[str], str | None] | None,
@@ -403,11 +457,15 @@ def text_of(utterances: Iterable[Utterance]) -> str:
 # ---------------------------------------------------------------------------------------------
 # Scans, table changes, game events
 
-def scan_speech(status: str, lang: str = "fr") -> list[Utterance]:
-    """Calm words for a tag that names no card (``unknown``, ``unreadable``, ``lifted``)."""
+def scan_speech(status: str, lang: str = "fr", detail: str = "") -> list[Utterance]:
+    """Calm words for a tag that names no card (``unknown``, ``unreadable``, ``lifted``). An
+    unknown tag also says why (``detail``, already in ``lang``) and what to do next: enroll it."""
     lang = _lang(lang)
     phrases = data(lang)["scan"]
-    return [Utterance(phrases.get(status, phrases["unknown"]), lang)]
+    if status == "unknown" or status not in phrases:
+        first = phrases["unknown_detail"].format(detail=detail) if detail else phrases["unknown"]
+        return [Utterance(f"{first} {phrases['unknown_next']}", lang)]
+    return [Utterance(phrases[status], lang)]
 
 
 def counter_names(game: str, counter: str) -> dict[str, str]:

@@ -14,6 +14,7 @@ import shlex
 from collections.abc import Callable
 from typing import Any
 
+from companion.cards.effects import FREE_WORDS
 from companion.i18n import language, t
 from companion.table.data import TableData, fold
 from companion.table.engine import Intent
@@ -23,13 +24,37 @@ class ParseError(Exception):
     def __init__(self, key: str, **values: Any) -> None:
         super().__init__(key)
         self.key = key
-        self.values = values
+        # A word quoted back is the user's own, but may be thousands of characters long.
+        self.values = {k: _shorten(v) if isinstance(v, str) else v for k, v in values.items()}
 
     def text(self, lang: str | None = None) -> str:
         return t(self.key, lang or language(), **self.values)
 
 
-AMOUNT = re.compile(r"^([+\-=])\s*(\d+)$")
+# ASCII digits only: ``\d`` also matches ``²`` (the key left of 1 on a French keyboard), which
+# ``int`` refuses. Every number typed is capped: no count, amount or seat of a card game needs more.
+AMOUNT = re.compile(r"^([+\-=])\s*([0-9]+)$")
+MAX_DIGITS = 4
+MAX_NUMBER = 10**MAX_DIGITS - 1
+
+
+def _shorten(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def number(token: str) -> int | None:
+    """The value of a token of ASCII digits; None when it is not one; ParseError when it is
+    beyond MAX_NUMBER (a number of thousands of digits is refused before ``int`` reads it)."""
+    if not token or not token.isascii() or not token.isdigit():
+        return None
+    if len(token.lstrip("0")) > MAX_DIGITS:
+        raise ParseError("table.parse.too_big", word=token, max=MAX_NUMBER)
+    return int(token)
+
+
+def is_number_like(token: str) -> bool:
+    """Digits of any script (``²``, ``٣``): a number the user meant, if not one we read."""
+    return bool(token) and token.isnumeric()
 
 # canonical verb → (words, games it belongs to or None for all)
 VERBS: dict[str, tuple[tuple[str, ...], tuple[str, ...] | None]] = {
@@ -58,6 +83,9 @@ VERBS: dict[str, tuple[tuple[str, ...], tuple[str, ...] | None]] = {
     "power": (("power", "pouvoir"), ("astral",)),
     "empty": (("empty", "vide", "deckvide"), ("astral",)),
     "win": (("win", "victoire", "gagne"), ("astral",)),
+    "play": (("play", "jouer", "joue"), None),
+    "acquire": (("acquire", "acquerir", "acquiert", "acheter", "recruter"), ("ascension", "res-arcana")),
+    "defeat": (("defeat", "vaincre", "vaincu", "battre"), ("ascension",)),
 }
 CANCEL = {"cancel", "annule", "annuler", "rate", "echec", "fail"}
 NONE = {"none", "aucun", "personne", "-", "0", "burn", "bruler"}
@@ -74,21 +102,28 @@ def verb_words(game: str) -> dict[str, str]:
 
 class Parser:
     def __init__(self, data: TableData, seat_names: list[str], source: str = "key",
-                 crypt_card: Callable[[str], tuple[str, int] | None] | None = None) -> None:
+                 crypt_card: Callable[[str], tuple[str, int] | None] | None = None,
+                 library: Any = None, laid: Callable[[int | None], str | None] | None = None) -> None:
         self.data = data
         self.names = seat_names
         self.source = source
         self.verbs = verb_words(data.id)
-        # A vampire named without its capacity takes the card's, from the card library the caller
-        # holds (companion.play.session.crypt_card_finder); without one, the capacity is asked for.
-        self.crypt_card = crypt_card
+        # The card library of the caller (cards named in play/acquire/defeat, a vampire's
+        # capacity); the parser never loads one of its own.
+        self.library = library
+        # The reference of the card last laid on a seat's reader (None: the table's reader).
+        self.laid = laid
+        # A vampire named without its capacity takes the card's (the VTES card list knows it).
+        self.crypt_card = crypt_card or (lambda name: vtes_crypt_card(name, library))
 
     # -- tokens ---------------------------------------------------------------------------
 
     def seat(self, token: str) -> int | None:
         """0-based seat of a token (number or name), None if it is not one."""
-        if token.isdigit():
-            n = int(token)
+        n = number(token)
+        if n is None and is_number_like(token):
+            raise ParseError("table.parse.digits", word=token)
+        if n is not None:
             if 1 <= n <= len(self.names):
                 return n - 1
             raise ParseError("table.parse.no_seat", seat=n, count=len(self.names))
@@ -108,7 +143,9 @@ class Parser:
         if not m:
             return None
         sign, digits = m.groups()
-        return ("=", int(digits)) if sign == "=" else ("+", int(digits) * (-1 if sign == "-" else 1))
+        value = number(digits)
+        assert value is not None  # the pattern only matches ASCII digits
+        return ("=", value) if sign == "=" else ("+", value * (-1 if sign == "-" else 1))
 
     # -- lines ----------------------------------------------------------------------------
 
@@ -129,7 +166,7 @@ class Parser:
         # `+2` glued to a word (`pool2` is not supported, `pool +2` and `pool+2` are)
         split: list[str] = []
         for tok in tokens:
-            m = re.match(r"^(.*[^\s+\-=])([+\-=]\d+)$", tok)
+            m = re.match(r"^(.*[^\s+\-=])([+\-=][0-9]+)$", tok)
             split.extend([m.group(1), m.group(2)] if m else [tok])
         word, rest = fold(split[0]), split[1:]
         verb = self.verbs.get(word)
@@ -152,13 +189,13 @@ class Parser:
             if a is not None and amount is None:
                 amount = a
                 continue
-            if tok.isdigit() and seat is not None:
+            if number(tok) is not None and seat is not None:
                 raise ParseError("table.parse.sign", word=tok)
             s = self.seat(tok)
             if s is not None and seat is None:
                 seat = s
                 continue
-            if tok.isdigit() or re.fullmatch(r"\d+", tok):
+            if number(tok) is not None:
                 raise ParseError("table.parse.sign", word=tok)
             raise ParseError("table.parse.unexpected", word=tok, command=what)
         if amount is None:
@@ -198,9 +235,10 @@ class Parser:
         return s
 
     def _count(self, token: str, verb: str) -> int:
-        if not token.isdigit() or int(token) < 1:
+        n = number(token)
+        if n is None or n < 1:
             raise ParseError("table.parse.number", word=token, command=verb)
-        return int(token)
+        return n
 
     def _p_plain(self, verb: str, rest: list[str]) -> Intent:
         return self._only_seat(verb, rest)
@@ -215,12 +253,12 @@ class Parser:
     def _p_dice(self, verb: str, rest: list[str]) -> Intent:
         if not rest:
             return Intent(verb, None, {"sides": 6, "count": 1})
-        m = re.fullmatch(r"(\d*)[dD](\d+)|(\d+)", rest[0])
+        m = re.fullmatch(r"([0-9]*)[dD]([0-9]+)|([0-9]+)", rest[0])
         if not m or len(rest) > 1:
             raise ParseError("table.parse.dice", word=" ".join(rest))
         if m.group(3):
-            return Intent(verb, None, {"sides": int(m.group(3)), "count": 1})
-        return Intent(verb, None, {"sides": int(m.group(2)), "count": int(m.group(1) or 1)})
+            return Intent(verb, None, {"sides": number(m.group(3)), "count": 1})
+        return Intent(verb, None, {"sides": number(m.group(2)), "count": number(m.group(1) or "1")})
 
     def _p_toss(self, verb: str, rest: list[str]) -> Intent:
         return self._only_seat(verb, rest)
@@ -257,8 +295,8 @@ class Parser:
         seat = self._need_seat(rest[0])
         nums = []
         body = rest[1:]
-        while body and body[-1].isdigit() and len(nums) < 2:
-            nums.insert(0, int(body.pop()))
+        while body and number(body[-1]) is not None and len(nums) < 2:
+            nums.insert(0, number(body.pop()))
         if not body:
             raise ParseError("table.parse.vampire")
         name = " ".join(body)
@@ -317,9 +355,56 @@ class Parser:
             raise ParseError("table.parse.unexpected", word=rest[1], command=verb)
         cost = 0
         if rest:
-            if not rest[0].isdigit():
+            value = number(rest[0])
+            if value is None:
                 raise ParseError("table.parse.number", word=rest[0], command=verb)
-            cost = int(rest[0])
+            cost = value
         return Intent(verb, None, {"cost": cost})
 
     _p_power = _p_summon
+
+    def _p_play(self, verb: str, rest: list[str]) -> Intent:
+        """``play [SEAT] [CARD] [CHOICES]``: a card by name or reference, or the one last laid."""
+        from companion.table.cardplay import CardNotFound, card_intent, find_card
+
+        seat = None
+        if rest and len(rest) >= 1 and (rest[0].isdigit() or any(fold(n) == fold(rest[0]) for n in self.names)):
+            seat = self._need_seat(rest[0])
+            rest = rest[1:]
+        words = rest
+        if not words or all(self._is_choice(w) for w in words):
+            ref = self.laid(seat) if self.laid is not None else None
+            if ref is None:
+                raise ParseError("table.parse.no_card", command=verb)
+            words = [ref, *words]
+        if self.library is None:
+            raise ParseError("table.parse.no_library", command=verb)
+        try:
+            card, choice = find_card(self.library, self.data.id, words, self._is_choice)
+        except CardNotFound as exc:
+            raise ParseError(exc.key, command=verb, **exc.values) from None
+        return card_intent(verb, card, seat, choice)
+
+    _p_acquire = _p_play
+    _p_defeat = _p_play
+
+    def _is_choice(self, word: str) -> bool:
+        """A word given after a card's name to choose: an essence (Res Arcana), a count, a
+        reduction (``-1``), or ``free`` (a card another card lets you take for nothing)."""
+        if word.isdigit() or fold(word) in FREE_WORDS:
+            return True
+        essences = self.data.groups.get("essence", {})
+        # "-1 vigueur": a cost lowered by another component (Res Arcana).
+        return fold(word) in essences or (bool(essences) and word.startswith("-") and word[1:].isdigit())
+
+
+def vtes_crypt_card(name: str, library: Any) -> tuple[str, int] | None:
+    """(printed name, capacity) of the VTES crypt card a player named, forgiving typos; None
+    when no crypt card answers to it, or when no card library was given."""
+    if library is None:
+        return None
+    hits = [h.card for h in library.search(name, game="vtes", limit=5) if h.card.extra.get("capacity")]
+    if not hits:
+        return None
+    card = hits[0]
+    return card.extra.get("printed_name") or card.name, int(card.extra["capacity"])

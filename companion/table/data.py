@@ -43,6 +43,7 @@ class Counter:
     key: str | None = None  # this counter's word inside its group
     clear: str | None = None  # "turn": back to its start value at the end of its seat's turn
     hidden: bool = False  # internal counters, not shown in the status line
+    floor: bool = False  # life points: damage beyond what is left stops at the minimum (death at 0)
 
     def name(self, lang: str = "fr") -> str:
         return self.names.get(lang) or self.names.get("fr") or self.id
@@ -72,6 +73,8 @@ class TableData:
     phases: tuple[Phase, ...]
     params: dict[str, Any] = field(default_factory=dict)
     path: str = ""
+    # What a front end shows (main counters, seat actions and their commands): see present.py.
+    present: dict[str, Any] = field(default_factory=dict)
 
     def name(self, lang: str = "fr") -> str:
         return self.names.get(lang) or self.names.get("fr") or self.id
@@ -177,7 +180,8 @@ def _counters(raw: Any, scope: str, where: str) -> dict[str, Counter]:
         w = f"{where}.{cid}"
         if not isinstance(d, dict):
             raise TableDataError(f"{w}: expected a mapping")
-        unknown = set(d) - {"names", "words", "start", "min", "max", "group", "key", "clear", "hidden"}
+        unknown = set(d) - {"names", "words", "start", "min", "max", "group", "key", "clear", "hidden",
+                              "floor"}
         if unknown:
             raise TableDataError(f"{w}: unknown field(s) {sorted(unknown)}")
         mx = d.get("max")
@@ -191,7 +195,8 @@ def _counters(raw: Any, scope: str, where: str) -> dict[str, Counter]:
         out[str(cid)] = Counter(
             id=str(cid), names=_texts(d.get("names", cid), f"{w}.names"), words=tuple(words), scope=scope,
             start=_int_or_none(d.get("start", 0), f"{w}.start"), min=_int_or_none(d.get("min"), f"{w}.min"),
-            max=mx, group=d.get("group"), key=d.get("key"), clear=d.get("clear"), hidden=bool(d.get("hidden")))
+            max=mx, group=d.get("group"), key=d.get("key"), clear=d.get("clear"), hidden=bool(d.get("hidden")),
+            floor=bool(d.get("floor")))
     return out
 
 
@@ -217,9 +222,12 @@ def parse_table(doc: dict[str, Any], shown: str) -> TableData:
     params = table.get("params") or {}
     if not isinstance(params, dict):
         raise TableDataError(f"{where}.params: expected a mapping")
+    present = table.get("present") or {}
+    if not isinstance(present, dict):
+        raise TableDataError(f"{where}.present: expected a mapping")
     return TableData(id=str(doc.get("id") or shown), names=_texts(doc.get("names") or {}, f"{shown}: names"),
                      seats_min=seats["min"], seats_max=seats["max"], counters=counters, shared=shared,
-                     phases=tuple(phases), params=params, path=shown)
+                     phases=tuple(phases), params=params, path=shown, present=present)
 
 
 @functools.cache

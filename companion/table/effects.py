@@ -67,6 +67,39 @@ def apply(state: dict, effects: list[Effect]) -> None:
         _set(state, e["p"], "n" in e, _fresh(e.get("n")))
 
 
+def apply_checked(state: dict, effects: Any) -> None:
+    """Apply effects read from a file: ValueError, and the state exactly as it was, when one is
+    not a well-formed effect or does not fit the state (a hand-edited or damaged journal)."""
+    if not isinstance(effects, list):
+        raise ValueError("effects are not a list")
+    undo: list[tuple[Any, Any, bool, Any]] = []  # (container, key, was present, old value)
+    try:
+        for e in effects:
+            if not isinstance(e, dict) or not isinstance(e.get("p"), list) or not e["p"]:
+                raise ValueError(f"not an effect: {e!r:.80}")
+            path = e["p"]
+            if not all(isinstance(k, str | int) and not isinstance(k, bool) for k in path):
+                raise ValueError(f"bad path: {path!r:.80}")
+            node = state
+            for key in path[:-1]:
+                node = node[key]
+            last = path[-1]
+            if isinstance(node, dict):
+                undo.append((node, last, last in node, node.get(last)))
+            elif isinstance(node, list) and isinstance(last, int) and -len(node) <= last < len(node):
+                undo.append((node, last, True, node[last]))
+            else:
+                raise ValueError(f"the path does not fit the state: {path!r:.80}")
+            _set(state, path, "n" in e, _fresh(e.get("n")))
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        for node, key, present, old in reversed(undo):
+            if present:
+                node[key] = old
+            else:
+                node.pop(key, None)
+        raise ValueError(f"effect does not fit the state: {exc}"[:200]) from None
+
+
 def revert(state: dict, effects: list[Effect]) -> None:
     """Apply effects backwards, in place: the state before them."""
     for e in reversed(effects):

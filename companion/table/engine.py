@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 import secrets
 import time
 from collections.abc import Callable
 from typing import Any
 
-from companion.i18n import language
+from companion.i18n import language, t
 from companion.table import effects as fx
 from companion.table.data import TableData, load_table
-from companion.table.journal import Event, Journal
+from companion.table.journal import Event, Journal, JournalConflict, JournalError
 
 # The vocabulary of the engine lives in model.py (shared with the rules); it is named here too,
 # where its callers have always found it.
@@ -38,6 +39,8 @@ from companion.table.model import (  # noqa: F401
     resolve_values,
 )
 
+log = logging.getLogger(__name__)
+
 
 class Game:
     def __init__(self, journal: Journal, game_id: int, data: TableData, clock: Callable[[], float] = time.time) -> None:
@@ -54,26 +57,36 @@ class Game:
         self._effects: dict[int, list[fx.Effect]] = {}
         self.last_event_id: int | None = None
         self.opening: Result | None = None  # what the draw of the first player said
+        self.skipped: list[int] = []  # events of the journal that could not be replayed
 
     # -- creating and opening -------------------------------------------------------------
 
     @classmethod
     def new(cls, journal: Journal, game: str, players: list[str], seed: int | None = None,
             options: dict[str, Any] | None = None, source: str = "script",
-            clock: Callable[[], float] = time.time, data: TableData | None = None) -> Game:
+            clock: Callable[[], float] = time.time, data: TableData | None = None,
+            first: str | None = None) -> Game:
+        """A new game; ``first`` names the first player the table chose (by name, any unambiguous
+        beginning, or seat number), otherwise the first player is drawn."""
         data = data or load_table(game)
         names = [p.strip() for p in players]
         from companion.table.rules import rules_for
 
         rules = rules_for(data)
-        rules.check_players(names, options or {})  # raises Refusal before anything is written
+        options = dict(options or {})
+        rules.check_players(names, options)  # raises Refusal before anything is written
+        first = first if first is not None else options.pop("first", None)
+        if first is not None and str(first).strip():
+            # The choice is an option of the game, so it is in the journal's first event.
+            options["first"] = names[rules.chosen_first(names, str(first).strip())]
         seed = secrets.randbits(48) if seed is None else int(seed)
         now = clock()
-        initial = rules.initial_state(names, seed, options or {}, now)
+        initial = rules.initial_state(names, seed, options, now)
         notes = [["table.started", {"game": f"@g:{data.id}", "players": names}]]
-        payload = {"players": names, "seed": seed, "options": options or {}, "game": data.id, "notes": notes,
+        payload = {"players": names, "seed": seed, "options": options, "game": data.id, "notes": notes,
                    "effects": fx.diff({}, initial)}
         gid, start = journal.new_game(data.id, names, ts=now, first=("start", payload, source))
+        journal.lock_game(gid)  # nobody else knows its number yet: this cannot be refused
         g = cls(journal, gid, data, clock)
         g.replay([start])
         g.opening = g._draw_first(source)
@@ -88,33 +101,68 @@ class Game:
         row = journal.game(game_id)
         if row is None:
             raise KeyError(game_id)
-        g = cls(journal, game_id, data or load_table(row.game), clock)
-        g.replay(journal.iter_events(game_id))
-        g.opening = None
-        if g.state.get("first") is None and not g.state.get("over"):
-            # Stopped between the set-up and the draw: the seed is recorded, draw now.
-            g.opening = g._draw_first("script")
+        # One writer per game: a second program gets GameLocked, naming the first.
+        journal.lock_game(game_id)
+        try:
+            g = cls(journal, game_id, data or load_table(row.game), clock)
+            g.replay(journal.iter_events(game_id))
+            if not isinstance(g.state.get("seats"), list) or not g.state["seats"]:
+                raise JournalError(f"{journal.path}: game {game_id} has no readable set-up",
+                                   "journal.cause.damaged")
+            g.opening = None
+            if g.state.get("first") is None and not g.state.get("over"):
+                # Stopped between the set-up and the draw: the seed is recorded, draw now.
+                g.opening = g._draw_first("script")
+        except BaseException:
+            journal.unlock_game(game_id)
+            raise
+        if g.skipped:
+            skipped = Result(True, Intent("resume", source="script"), data=g.data, notes=[
+                ("table.skipped_events", {"count": len(g.skipped), "ids": ", ".join(map(str, g.skipped[:10]))})])
+            if g.opening is not None:
+                g.opening.notes[:0] = skipped.notes
+            else:
+                g.opening = skipped
         return g
+
+    def close(self) -> None:
+        """Let another program open this game."""
+        self.journal.unlock_game(self.id)
 
     def replay(self, events: Any) -> None:
         """Fold events into the state, exactly as living them did."""
         state: dict[str, Any] = {}
         for ev in events:
             effects = ev.payload.get("effects", [])
-            fx.apply(state, effects)
+            try:
+                if "damaged" in ev.payload:
+                    raise ValueError(ev.payload["damaged"])
+                fx.apply_checked(state, effects)
+            except ValueError:
+                # A hand-edited or damaged event: the others still replay (effects hold values,
+                # not steps, so the next change of the same number heals it). The front end says so.
+                self.skipped.append(ev.id)
+                self.last_event_id = ev.id
+                continue
             self._track(ev.id, ev.type, ev.payload, effects)
         self.state = state
 
     def _track(self, eid: int, etype: str, payload: dict[str, Any], effects: list[fx.Effect]) -> None:
         self.last_event_id = eid
+        # An undo names the events it took back; one the journal no longer holds as undoable
+        # (written by a second program, or hand-edited) is passed over: replay never fails on a
+        # journal this program wrote.
+        targets = payload.get("targets") if isinstance(payload.get("targets"), list) else []
         if etype == "undo":
-            for target in payload["targets"]:
-                self._undo.remove(target)
-                self._redo.append(target)
+            for target in targets:
+                if target in self._undo:
+                    self._undo.remove(target)
+                    self._redo.append(target)
         elif etype == "redo":
-            for target in payload["targets"]:
-                self._redo.remove(target)
-                self._undo.append(target)
+            for target in targets:
+                if target in self._redo:
+                    self._redo.remove(target)
+                    self._undo.append(target)
         elif payload.get("undoable"):
             self._undo.append(eid)
             self._redo.clear()
@@ -133,6 +181,25 @@ class Game:
             return self._refused(intent, "table.refuse.over")
         return self._run(intent, handler)
 
+    def check(self, intent: Intent) -> Result:
+        """What ``apply`` would answer now, recording nothing and changing nothing: a proposal
+        can say at once why it cannot be applied ("Ann n'a que 1 runes")."""
+        verb = intent.verb
+        handler = getattr(self.rules, f"verb_{verb}", None)
+        if verb in ("undo", "redo") or handler is None:
+            return self._refused(intent, "table.refuse.unknown_verb", verb=verb)
+        if self.state.get("over") and verb not in AFTER_OVER and verb not in self.rules.after_over:
+            return self._refused(intent, "table.refuse.over")
+        ctx = Ctx(self, copy.deepcopy(self.state), intent, self.clock())
+        try:
+            handler(ctx, intent)
+        except Refusal as r:
+            return Result(False, intent, reason=(r.key, r.values), data=self.data)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):  # see _run
+            log.exception("game %s: the rules cannot work on this state", self.id)
+            return self._refused(intent, "table.refuse.journal", cause="@t:journal.cause.state")
+        return Result(True, intent, notes=ctx.notes, changes=ctx.changes, answer=ctx.answer, data=self.data)
+
     def _refused(self, intent: Intent, key: str, **values: Any) -> Result:
         return Result(False, intent, reason=(key, values), data=self.data)
 
@@ -141,8 +208,14 @@ class Game:
         ctx = Ctx(self, work, intent, self.clock())
         try:
             handler(ctx, intent)
+            summary = None if intent.verb in QUERIES else _summary(self.rules.summary(work))
         except Refusal as r:
             return Result(False, intent, reason=(r.key, r.values), data=self.data)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+            # Only a state the rules never make gets here: a hand-edited or damaged journal
+            # (found by tests/test_fuzz.py). The change is refused; the program goes on.
+            log.exception("game %s: the rules cannot work on this state", self.id)
+            return self._refused(intent, "table.refuse.journal", cause="@t:journal.cause.state")
         if intent.verb in QUERIES:
             return Result(True, intent, notes=ctx.notes, answer=ctx.answer, data=self.data,
                           answer_for=ctx.answer_for)
@@ -158,8 +231,17 @@ class Game:
         if etype not in NOT_UNDOABLE:
             payload["undoable"] = True
         status = "over" if work.get("over") else "playing"
-        ev = self.journal.append(self.id, etype, payload, seat=intent.seat, source=intent.source,
-                                 ts=ctx.now, status=status, summary=_summary(self.rules.summary(work)))
+        try:
+            ev = self.journal.append(self.id, etype, payload, seat=intent.seat, source=intent.source,
+                                     ts=ctx.now, status=status, summary=summary,
+                                     after=self.last_event_id)
+        except JournalConflict as exc:
+            # Another program wrote to this game: show what the journal holds, refuse this change.
+            self._reload()
+            return self._refused(intent, "table.refuse.journal", cause=f"@t:{exc.key}")
+        except JournalError as exc:
+            # Nothing was written, so nothing moves: the change is refused with its cause in words.
+            return self._refused(intent, "table.refuse.journal", cause=f"@t:{exc.key}")
         # The event is on the disk: only now does the live state move.
         if etype in ("undo", "redo"):
             fx.apply(self.state, effects)
@@ -168,6 +250,13 @@ class Game:
         self._track(ev.id, etype, payload, effects)
         return Result(True, intent, notes=ctx.notes, event=ev, changes=ctx.changes, answer=ctx.answer,
                       data=self.data)
+
+    def _reload(self) -> None:
+        self._undo, self._redo, self._effects, self.skipped = [], [], {}, []
+        try:
+            self.replay(self.journal.iter_events(self.id))
+        except JournalError:
+            pass  # keep what was shown; the refusal says why
 
     # -- built-in events ------------------------------------------------------------------
 
@@ -178,7 +267,7 @@ class Game:
         targets = list(reversed(self._undo[-n:]))
         effects: list[fx.Effect] = []
         for eid in targets:
-            effects.extend(fx.inverse(self._effects[eid]))
+            effects.extend(fx.inverse(self._effects.get(eid, [])))
         ctx.payload.update(targets=targets, effects=effects)
         ctx.note("table.undone", count=len(targets))
         self._note_counters(ctx, effects)
@@ -190,7 +279,7 @@ class Game:
         targets = list(reversed(self._redo[-n:]))
         effects: list[fx.Effect] = []
         for eid in targets:
-            effects.extend(self._effects[eid])
+            effects.extend(self._effects.get(eid, []))
         ctx.payload.update(targets=targets, effects=effects)
         ctx.note("table.redone", count=len(targets))
         self._note_counters(ctx, effects)
@@ -231,7 +320,11 @@ class Game:
         return len(self._redo)
 
     def status(self, lang: str | None = None) -> list[str]:
-        return self.rules.status_lines(self.state, lang or language())
+        try:
+            return self.rules.status_lines(self.state, lang or language())
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):  # see _run
+            log.exception("game %s: no status for this state", self.id)
+            return [t("journal.cause.state", lang or language())]
 
     def to_json(self) -> dict[str, Any]:
         return self.rules.to_json(self.state)

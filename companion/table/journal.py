@@ -18,13 +18,22 @@ only matters for the rollback journal modes, so it buys nothing in WAL.
 
 from __future__ import annotations
 
+import errno
 import json
+import logging
+import os
+import socket
 import sqlite3
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from companion.textsafe import printable
+
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 
@@ -81,34 +90,226 @@ class GameRow:
 
 
 class JournalError(Exception):
-    """The journal file cannot be opened or is not a journal."""
+    """The journal file cannot be opened or is not a journal, or a change could not be written.
+
+    ``key`` names the cause in the translation table (``journal.cause.*``), so that a front end
+    can say it in words ("disque plein") rather than show SQLite's message."""
+
+    def __init__(self, message: str, key: str = "journal.cause.other") -> None:
+        super().__init__(message)
+        self.key = key
+
+    def describe(self, lang: str | None = None) -> str:
+        """The cause in words, then the technical detail."""
+        from companion.i18n import t
+
+        return f"{t(self.key, lang)} ({self})"
+
+
+class GameLocked(JournalError):
+    """Another program has this game open: one writer per game."""
+
+    def __init__(self, message: str, game_id: int, holder: str) -> None:
+        super().__init__(message, "journal.cause.locked_game")
+        self.game_id = game_id
+        self.holder = holder
+
+    def describe(self, lang: str | None = None) -> str:
+        from companion.i18n import t
+
+        return t("journal.game_locked", lang, id=self.game_id, holder=self.holder)
+
+
+class JournalConflict(JournalError):
+    """The game moved on in the journal since this program last read it (another writer)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "journal.cause.conflict")
+
+
+# SQLite's primary result codes, by the cause a person can act on.
+_CAUSES = {
+    13: "journal.cause.full",  # SQLITE_FULL
+    10: "journal.cause.io",  # SQLITE_IOERR
+    8: "journal.cause.read_only",  # SQLITE_READONLY
+    5: "journal.cause.busy",  # SQLITE_BUSY
+    6: "journal.cause.busy",  # SQLITE_LOCKED
+    11: "journal.cause.damaged",  # SQLITE_CORRUPT
+    26: "journal.cause.damaged",  # SQLITE_NOTADB
+    14: "journal.cause.cannot_open",  # SQLITE_CANTOPEN
+}
+_OS_CAUSES = {errno.ENOSPC: "journal.cause.full", errno.EDQUOT: "journal.cause.full",
+              errno.EROFS: "journal.cause.read_only", errno.EACCES: "journal.cause.read_only",
+              errno.EPERM: "journal.cause.read_only", errno.EIO: "journal.cause.io"}
+_DAMAGED = {11, 26}
+SQLITE_HEADER = b"SQLite format 3\x00"
+OUR_TABLES = {"games", "events", "sqlite_sequence"}
+
+
+def _cause(exc: BaseException) -> str:
+    if isinstance(exc, sqlite3.Error):
+        code = getattr(exc, "sqlite_errorcode", None)
+        if code is not None:
+            return _CAUSES.get(code & 0xFF, "journal.cause.other")
+        text = str(exc).lower()
+        if "disk is full" in text:
+            return "journal.cause.full"
+        if "locked" in text:
+            return "journal.cause.busy"
+        if "malformed" in text or "not a database" in text:
+            return "journal.cause.damaged"
+        return "journal.cause.other"
+    if isinstance(exc, OSError):
+        return _OS_CAUSES.get(exc.errno or 0, "journal.cause.other")
+    return "journal.cause.other"
+
+
+def _error(path: Path, exc: BaseException) -> JournalError:
+    return JournalError(f"{path}: {exc}", _cause(exc))
+
+
+def _is_damage(exc: BaseException) -> bool:
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in _DAMAGED
+    text = str(exc).lower()
+    return "malformed" in text or "not a database" in text
+
+
+class _Damaged(Exception):
+    """Raised inside ``Journal.__init__`` when the file must be set aside."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Notice:
+    """What happened to the journal at opening, for the user, in one sentence."""
+
+    key: str
+    values: dict[str, Any]
 
 
 class Journal:
     """One SQLite file holding every game. Each ``append`` is its own committed, fsynced
-    transaction, so an event the caller got back is on the disk."""
+    transaction, so an event the caller got back is on the disk.
 
-    def __init__(self, path: str | Path) -> None:
+    Opening never stops the program on a damaged file: a file SQLite reports damaged (by its
+    ``quick_check`` or an error while opening), or an empty one, is set aside under a new name
+    (kept, never deleted), what can be read is copied game by game into a new journal, and
+    ``notice`` says so. A file that is not a journal (another program's database, a text file) is
+    refused untouched."""
+
+    def __init__(self, path: str | Path, timeout: float = 5.0, check: bool = True) -> None:
         self.path = Path(path)
+        self.timeout = timeout
+        self.notice: Notice | None = None
+        self.set_aside: Path | None = None
+        self._locks: dict[int, _GameLock] = {}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            # isolation_level=None: we issue BEGIN/COMMIT ourselves, nothing is left pending.
-            # The core's Session serves one change at a time from any thread (the window, the phone
-            # server): the connection is shared under its lock, never used by two at once.
-            self._db = sqlite3.connect(str(self.path), isolation_level=None, timeout=5.0, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")  # see the module docstring
-            self._db.execute("PRAGMA foreign_keys=ON")
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        except OSError as exc:
+            raise _error(self.path, exc) from exc
+        try:
+            self._db = self._open(check)
+        except _Damaged as damaged:
+            self._db = self._recover(damaged.reason)
+
+    def _connect(self) -> sqlite3.Connection:
+        # isolation_level=None: we issue BEGIN/COMMIT ourselves, nothing is left pending.
+        # The core's Session serves one change at a time from any thread (the window, the phone
+        # server): the connection is shared under its lock, never used by two at once.
+        return sqlite3.connect(str(self.path), isolation_level=None, timeout=self.timeout,
+                               check_same_thread=False)
+
+    def _open(self, check: bool) -> sqlite3.Connection:
+        existed = self.path.exists()
+        if existed:
+            try:
+                size = self.path.stat().st_size
+                with open(self.path, "rb") as f:
+                    head = f.read(len(SQLITE_HEADER))
+            except OSError as exc:
+                raise _error(self.path, exc) from exc
+            if size == 0:
+                raise _Damaged("empty")
+            if head != SQLITE_HEADER:
+                if head.strip(b"\x00"):
+                    raise JournalError(f"{self.path}: not a Table Companion journal (not an SQLite file)",
+                                       "journal.cause.not_a_journal")
+                raise _Damaged("header")  # zeroed by a power cut
+        db = None
+        try:
+            db = self._connect()
+            if existed:
+                tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                foreign = tables - OUR_TABLES
+                if foreign or (tables and not {"games", "events"} <= tables):
+                    db.close()
+                    raise JournalError(
+                        f"{self.path}: not a Table Companion journal (tables {', '.join(sorted(tables))})",
+                        "journal.cause.not_a_journal")
+                if check:
+                    # Reads every page once; on a journal of a few MB that is a few ms.
+                    result = db.execute("PRAGMA quick_check(1)").fetchone()[0]
+                    if result != "ok":
+                        db.close()
+                        raise _Damaged(str(result))
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")  # see the module docstring
+            db.execute("PRAGMA foreign_keys=ON")
+            version = db.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
-                raise JournalError(f"{self.path}: journal version {version} is newer than this program")
-            self._db.executescript(_SCHEMA)
+                db.close()
+                raise JournalError(f"{self.path}: journal version {version} is newer than this program",
+                                   "journal.cause.newer")
+            db.executescript(_SCHEMA)
             if version < SCHEMA_VERSION:
-                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        except sqlite3.DatabaseError as exc:
-            raise JournalError(f"{self.path}: {exc}") from exc
+                db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            return db
+        except sqlite3.Error as exc:
+            if db is not None:
+                db.close()
+            if _is_damage(exc):
+                raise _Damaged(str(exc)) from exc
+            error = _error(self.path, exc)
+            if error.key in ("journal.cause.cannot_open", "journal.cause.other") and not os.access(
+                    self.path.parent, os.W_OK):
+                error.key = "journal.cause.read_only"
+            raise error from exc
+
+    def _recover(self, reason: str) -> sqlite3.Connection:
+        """Set the damaged file aside, start a new journal, copy into it what can be read."""
+        from companion.table import recovery
+
+        aside = recovery.set_aside(self.path)
+        self.set_aside = aside
+        db = self._open(check=False)
+        if reason == "empty":
+            self.notice = Notice("journal.notice.empty", {"path": str(self.path), "aside": str(aside)})
+        else:
+            games, lost = recovery.copy_games(aside, db)
+            self.notice = Notice("journal.notice.recovered", {
+                "path": str(self.path), "aside": str(aside), "games": games, "lost": lost})
+        log.warning("journal %s damaged (%s): set aside as %s", self.path, reason, aside)
+        return db
+
+    def notice_text(self, lang: str | None = None) -> str:
+        """The notice in one sentence, or ""."""
+        if self.notice is None:
+            return ""
+        from companion.i18n import t
+
+        return t(self.notice.key, lang, **self.notice.values)
 
     def close(self) -> None:
+        for lock in list(self._locks.values()):
+            lock.release()
+        self._locks.clear()
         self._db.close()
 
     def __enter__(self) -> Journal:
@@ -117,13 +318,61 @@ class Journal:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # -- one writer per game ---------------------------------------------------------------
+
+    def lock_game(self, game_id: int, holder: str = "") -> None:
+        """Hold game ``game_id`` for this program until ``unlock_game`` or ``close``; raise
+        GameLocked naming the program that holds it. The lock is the kernel's (``lockf``): it
+        goes with the process, even on ``kill -9``."""
+        lock = self._locks.get(game_id)
+        if lock is not None:
+            lock.count += 1
+            return
+        lock = _GameLock.acquire(self.path, game_id, holder)
+        if lock is not None:
+            self._locks[game_id] = lock
+
+    def unlock_game(self, game_id: int) -> None:
+        lock = self._locks.get(game_id)
+        if lock is None:
+            return
+        lock.count -= 1
+        if lock.count <= 0:
+            lock.release()
+            del self._locks[game_id]
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def _write(self, work: Callable[[], Any]) -> Any:
+        """Run ``work`` in one immediate transaction. Any failure rolls back (when SQLite has
+        not already) and is raised as JournalError naming its real cause: a full disk makes
+        SQLite end the transaction itself, and a blind ROLLBACK would then hide the cause
+        behind "cannot rollback - no transaction is active"."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise _error(self.path, exc) from exc
+        try:
+            result = work()
+            self._db.execute("COMMIT")
+        except BaseException as exc:
+            if self._db.in_transaction:
+                try:
+                    self._db.execute("ROLLBACK")
+                except sqlite3.Error:
+                    log.warning("journal %s: rollback failed after %s", self.path, exc)
+            if isinstance(exc, sqlite3.Error):
+                raise _error(self.path, exc) from exc
+            raise
+        return result
+
     def new_game(self, game: str, players: list[str], ts: float | None = None,
                  first: tuple[str, dict[str, Any], str] | None = None) -> tuple[int, Event | None]:
         """Create a game and, in the same transaction, its first event ``(type, payload,
         source)``: a crash can never leave a game without its set-up."""
         now = time.time() if ts is None else ts
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
+
+        def work() -> tuple[int, Event | None]:
             cur = self._db.execute(
                 "INSERT INTO games (game, created, players, updated) VALUES (?, ?, ?, ?)",
                 (game, now, json.dumps(players, ensure_ascii=False), now))
@@ -135,22 +384,29 @@ class Journal:
                     "INSERT INTO events (game_id, type, seat, ts, source, payload) VALUES (?, ?, NULL, ?, ?, ?)",
                     (gid, type_, now, source, json.dumps(payload, ensure_ascii=False, separators=(",", ":"))))
                 event = Event(int(ecur.lastrowid), gid, type_, None, now, source, payload)
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
+            return gid, event
+
+        gid, event = self._write(work)
         return gid, event
 
     def append(self, game_id: int, type_: str, payload: dict[str, Any], *, seat: int | None = None,
                source: str = "key", ts: float | None = None, status: str | None = None,
-               summary: str | None = None) -> Event:
-        """Write one event and make it durable; only then return it."""
+               summary: str | None = None, after: int | None = None) -> Event:
+        """Write one event and make it durable; only then return it. With ``after`` (the last
+        event id this program knows of the game), refuse with JournalConflict when another
+        program has written since."""
         if source not in SOURCES:
             raise ValueError(f"unknown input source {source!r}; expected one of {SOURCES}")
         now = time.time() if ts is None else ts
         text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
+
+        def work() -> sqlite3.Cursor:
+            if after is not None:
+                # Inside the write transaction: no other program can slip an event in between.
+                last = self._db.execute("SELECT MAX(id) FROM events WHERE game_id = ?", (game_id,)).fetchone()[0]
+                if last != after:
+                    raise JournalConflict(f"{self.path}: game {game_id} was changed by another program "
+                                          f"(last event {last}, expected {after})")
             cur = self._db.execute(
                 "INSERT INTO events (game_id, type, seat, ts, source, payload) VALUES (?, ?, ?, ?, ?, ?)",
                 (game_id, type_, seat, now, source, text))
@@ -162,23 +418,38 @@ class Journal:
                 sets.append("summary = ?")
                 values.append(summary)
             self._db.execute(f"UPDATE games SET {', '.join(sets)} WHERE id = ?", (*values, game_id))
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
+            return cur
+
+        cur = self._write(work)
         return Event(int(cur.lastrowid), game_id, type_, seat, now, source, payload)
 
     def events(self, game_id: int) -> list[Event]:
         return list(self.iter_events(game_id))
 
     def iter_events(self, game_id: int) -> Iterator[Event]:
-        rows = self._db.execute(
-            "SELECT id, type, seat, ts, source, payload FROM events WHERE game_id = ? ORDER BY id", (game_id,))
+        """The events of a game in order. A payload that is not a JSON object (hand-edited,
+        damaged) comes as ``{"damaged": reason}``, for the replay to skip and report."""
+        try:
+            rows = self._db.execute(
+                "SELECT id, type, seat, ts, source, payload FROM events WHERE game_id = ? ORDER BY id",
+                (game_id,)).fetchall()
+        except sqlite3.Error as exc:
+            raise _error(self.path, exc) from exc
         for eid, type_, seat, ts, source, payload in rows:
-            yield Event(eid, game_id, type_, seat, ts, source, json.loads(payload))
+            yield Event(eid, game_id, str(type_), seat if isinstance(seat, int) else None,
+                        ts if isinstance(ts, int | float) else 0.0, str(source), _payload(payload))
 
     def event_ids(self, game_id: int) -> list[int]:
-        return [r[0] for r in self._db.execute("SELECT id FROM events WHERE game_id = ? ORDER BY id", (game_id,))]
+        return [r[0] for r in self._read("SELECT id FROM events WHERE game_id = ? ORDER BY id", (game_id,))]
+
+    def last_event_id(self, game_id: int) -> int | None:
+        return self._read("SELECT MAX(id) FROM events WHERE game_id = ?", (game_id,))[0][0]
+
+    def _read(self, query: str, args: tuple) -> list[tuple]:
+        try:
+            return self._db.execute(query, args).fetchall()
+        except sqlite3.Error as exc:
+            raise _error(self.path, exc) from exc
 
     def game(self, game_id: int) -> GameRow | None:
         rows = [g for g in self._games("WHERE g.id = ?", (game_id,))]
@@ -192,5 +463,68 @@ class Journal:
         query = ("SELECT g.id, g.game, g.created, g.updated, g.players, g.status, g.summary, "
                  "(SELECT COUNT(*) FROM events e WHERE e.game_id = g.id) "
                  f"FROM games g {where} ORDER BY g.updated DESC, g.id DESC")
-        return [GameRow(i, game, c, u, json.loads(p), s, summ, n)
-                for i, game, c, u, p, s, summ, n in self._db.execute(query, args)]
+        return [GameRow(i, game, c, u, _players(p), s, summ, n)
+                for i, game, c, u, p, s, summ, n in self._read(query, args)]
+
+
+def _payload(text: Any) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError, RecursionError) as exc:
+        return {"damaged": f"{type(exc).__name__}: {exc}"[:200]}
+    return value if isinstance(value, dict) else {"damaged": "not a JSON object"}
+
+
+def _players(text: Any) -> list[str]:
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return []
+    return [str(p) for p in value] if isinstance(value, list) else []
+
+
+class _GameLock:
+    """A ``lockf`` lock on ``<journal>.locks/<game>.lock``, which also says who holds it."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.count = 1
+
+    @classmethod
+    def acquire(cls, journal: Path, game_id: int, holder: str) -> _GameLock | None:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not on Linux: SQLite's own check remains
+            return None
+        folder = journal.with_name(journal.name + ".locks")
+        path = folder / f"{game_id}.lock"
+        try:
+            folder.mkdir(exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            return None  # a read-only folder: nothing can be written there by anyone
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            try:
+                who = path.read_text(encoding="utf-8", errors="replace").strip()
+            except OSError:
+                who = ""
+            who = printable(who, limit=200) or "?"
+            raise GameLocked(f"game {game_id} is open in another program ({who})", game_id, who) from None
+        info = holder or f"{Path(sys.argv[0]).name or 'python'} {' '.join(sys.argv[1:3])}".strip()
+        text = f"{info}, pid {os.getpid()} on {socket.gethostname()}"
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, text.encode("utf-8"))
+        except OSError:
+            pass  # the lock holds without its label
+        return cls(fd)
+
+    def release(self) -> None:
+        try:
+            os.close(self.fd)  # closing the descriptor drops the lockf lock
+        except OSError:
+            pass
+

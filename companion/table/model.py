@@ -123,9 +123,23 @@ def resolve_values(data: TableData | None, values: dict[str, Any], lang: str,
             elif data is not None and kind == "c":
                 v = data.counter(ref).name(lang)
         elif isinstance(v, list) and all(isinstance(x, str) for x in v):
-            v = t("table.and", lang).join(v) if len(v) > 1 else (v[0] if v else "")
+            v = [resolve_values(data, {"x": x}, lang, duration)["x"] if x[:1] == "@" else x for x in v]
+            v = ", ".join(v[:-1]) + t("table.and", lang) + v[-1] if len(v) > 1 else (v[0] if v else "")
+        elif isinstance(v, dict) and "deltas" in v:
+            v = deltas_text(data, v["deltas"], lang)
+        elif isinstance(v, dict) and ("fr" in v or "en" in v):
+            v = v.get(lang) or v.get("fr") or v.get("en") or ""  # a card's own words, by language
         out[k] = v
     return out
+
+
+def deltas_text(data: TableData | None, deltas: list, lang: str) -> str:
+    """``[[counter, delta, value], ...]`` as "+2 runes (5), -1 Or (0)", for one line of the log."""
+    parts = []
+    for cid, delta, value in deltas:
+        name = data.counter(cid).name(lang) if data is not None else cid
+        parts.append(t("table.card.delta", lang, delta=f"{delta:+d}", counter=name, value=value))
+    return ", ".join(parts)
 
 
 def _game_name(game_id: str, lang: str) -> str:

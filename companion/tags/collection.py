@@ -15,6 +15,8 @@ import yaml
 
 from companion import paths
 from companion.cards.model import parse_ref
+from companion.cards.yamlload import MAX_FILE_BYTES, DataError, refuse_aliases
+from companion.textsafe import printable
 
 log = logging.getLogger(__name__)
 
@@ -29,9 +31,9 @@ def load_uid_map(path: Path | None = None) -> dict[str, str]:
     if not path.exists():
         return {}
     try:
-        data = _parse(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        log.warning("collection %s unreadable: %s", path, exc)
+        data = _parse(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, ValueError, yaml.YAMLError, DataError) as exc:  # ValueError: not UTF-8
+        log.warning("collection %s unreadable: %s", path, printable(exc, limit=300))
         return {}
     if not isinstance(data, dict):
         log.warning("collection %s: expected a mapping UID: game:id", path)
@@ -48,9 +50,14 @@ class CollectionError(Exception):
     """The collection file exists but cannot be read safely: it is left untouched."""
 
 
-def _parse(text: str) -> object:
+def _parse(text: str, shown: str = "collection.yaml") -> object:
     # BaseLoader keeps every scalar a string: an unquoted UID such as 04112233445566 would
-    # otherwise be read as an (octal) integer and lose its leading zero.
+    # otherwise be read as an (octal) integer and lose its leading zero. Collections are shared
+    # between players, so the same limits as card files apply (no aliases, a size cap).
+    if len(text) > MAX_FILE_BYTES:
+        raise DataError(shown, 0, "", f"too large ({len(text)} characters)")
+    if "&" in text:
+        refuse_aliases(text, shown)
     return yaml.load(text, Loader=yaml.BaseLoader) or {}
 
 
@@ -69,8 +76,8 @@ def bind_uid(uid: str, ref: str, note: str = "", path: Path | None = None) -> Pa
     path = path or collection_path()
     try:
         text = path.read_text(encoding="utf-8") if path.exists() else ""
-        data = _parse(text)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        data = _parse(text, str(path))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, DataError) as exc:
         raise CollectionError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
     if not isinstance(data, dict):
         raise CollectionError("expected a mapping UID: game:id")
@@ -96,7 +103,10 @@ def bind_uid(uid: str, ref: str, note: str = "", path: Path | None = None) -> Pa
         # A layout line edits cannot follow (a flow mapping, say): write the mapping out afresh.
         new_text = "# UID: card reference (python -m companion tag bind)\n" + yaml.safe_dump(
             expected, allow_unicode=True, default_flow_style=False, default_style='"')
-    _write_atomic(path, new_text)
+    try:
+        _write_atomic(path, new_text)
+    except OSError as exc:  # a read-only home, a full disk: nothing was changed, say why
+        raise CollectionError(f"cannot save {path}: {exc.strerror or exc}") from None
     return path
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import ndef
 
 from companion.cards.model import parse_ref
+from companion.textsafe import printable
 
 EXTERNAL_TYPE = "urn:nfc:ext:tablecompanion.org:card"
 URI_SCHEME = "tablecompanion:"
@@ -66,7 +67,7 @@ def decode(data: bytes | None) -> Decoded:
     try:
         records = list(ndef.message_decoder(data, errors="strict"))
     except Exception as exc:  # ndef.DecodeError and anything a hostile payload provokes
-        return Decoded(refs=(), error=f"malformed NDEF: {exc}")
+        return Decoded(refs=(), error=printable(f"malformed NDEF: {exc}", limit=200))
     refs = []
     # The project's own record wins over a Text or URI record on the same tag.
     for record in sorted(records, key=lambda r: r.type != EXTERNAL_TYPE):
@@ -80,15 +81,18 @@ def decode(data: bytes | None) -> Decoded:
 
 
 def _describe(record: ndef.Record) -> str:
+    # Every part of a record (its type, a Text record's language code, its text) is the tag's
+    # choice: what is described is made printable, so `tag read` and the console cannot be
+    # made to retitle or clear a terminal.
     try:
-        return _describe_unsafe(record)
+        return printable(_describe_unsafe(record), limit=300)
     except Exception:  # a record that decoded but will not print: still never an error
         return "record (undescribable)"
 
 
 def _describe_unsafe(record: ndef.Record) -> str:
     if isinstance(record, ndef.TextRecord):
-        return f"Text[{record.language}] {record.text!r}"
+        return f"Text[{printable(record.language, limit=40)}] {record.text!r}"
     if isinstance(record, ndef.UriRecord):
         return f"URI {record.iri!r}"
     return f"{record.type} ({len(bytes(record.data))} bytes)"

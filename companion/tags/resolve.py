@@ -11,6 +11,7 @@ from companion.cards.model import Card
 from companion.i18n import t
 from companion.readers.events import TagEvent
 from companion.tags import records
+from companion.textsafe import printable
 
 Status = Literal["card", "unknown", "unreadable"]
 
@@ -21,7 +22,20 @@ class Scan:
     status: Status
     card: Card | None = None
     ref: str = ""  # the reference read or mapped, even when no card has it
-    detail: str = ""  # why the card is unknown or unreadable
+    detail: str = ""  # why the card is unknown or unreadable (English, for logs and JSON)
+    # The same reason as a message key and its values, said in the listener's language.
+    reason: tuple[str, tuple[tuple[str, str], ...]] | None = None
+
+    def detail_text(self, lang: str | None = None, spoken: bool = False) -> str:
+        """Why no card could be named, in ``lang``; ``spoken`` leaves out tag codes."""
+        from companion.i18n import t
+
+        if self.reason is None:
+            return "" if spoken else self.detail  # a front end's own words: shown, not said
+        key, values = self.reason
+        if spoken:
+            return t(key + ".spoken", lang)
+        return t(key, lang, **dict(values))
 
     @property
     def uid(self) -> str:
@@ -67,14 +81,17 @@ class Resolver:
                 return Scan(event, "card", card=card, ref=mapped)
         ref = decoded.refs[0] if decoded.refs else (mapped or "")
         if ref:
-            detail = f"no card {ref} in the library"
+            shown = printable(ref, limit=100)
+            detail, reason = f"no card {shown} in the library", ("scan.detail.no_card", (("ref", shown),))
         elif decoded.error:
-            detail = decoded.error
+            error = printable(decoded.error, limit=300)
+            detail, reason = error, ("scan.detail.bad_record", (("error", error),))
         elif event.ndef is None:
             detail = "no NDEF message and UID not in the collection"
+            reason = ("scan.detail.blank", (("uid", event.uid),))
         else:
-            detail = "no card reference on the tag"
-        return Scan(event, "unknown", ref=ref, detail=detail)
+            detail, reason = "no card reference on the tag", ("scan.detail.no_ref", ())
+        return Scan(event, "unknown", ref=ref, detail=printable(detail, limit=300), reason=reason)
 
 
 def scan_line(scan: Scan) -> str:
@@ -88,4 +105,4 @@ def scan_line(scan: Scan) -> str:
         return f"{head}  ({details})  {text}" if details else f"{head}  {text}"
     if scan.status == "unreadable":
         return t("card.unreadable", detail=scan.detail) + f"  [uid {scan.uid}]"
-    return t("card.unknown", detail=scan.detail) + f"  [uid {scan.uid}]"
+    return t("card.unknown", detail=scan.detail_text()) + f"  [uid {scan.uid}]"

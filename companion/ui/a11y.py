@@ -73,14 +73,32 @@ class FocusManager:
         return True
 
     def set(self, widget: Any) -> None:
+        from kivy.uix.textinput import TextInput
+
+        self._let_go()
         self._unring()
         self._widget = widget
         self._ring_on(widget)
         self.speak()
+        if isinstance(widget, TextInput):
+            # Reached by Tab, a field takes the keyboard at once: typing needs no Enter first,
+            # and replaces what it held (said just before), as in any form.
+            widget.focus = True
+            from kivy.clock import Clock
+
+            Clock.schedule_once(lambda _dt: widget.select_all() if widget.focus else None, 0)
 
     def clear(self) -> None:
+        self._let_go()
         self._unring()
         self._widget = None
+
+    def _let_go(self) -> None:
+        """A field left by Tab (or by its screen) gives the keyboard back."""
+        from kivy.uix.textinput import TextInput
+
+        if isinstance(self._widget, TextInput) and self._widget.focus:
+            self._widget.focus = False
 
     def ring_only(self, widget: Any) -> None:
         """Show where the table cursor is, without taking the widget focus."""
@@ -104,12 +122,19 @@ class FocusManager:
 
         if isinstance(widget, TextInput):
             widget.focus = True
+        elif _setting(widget):
+            _change_setting(widget)
+            self.speak()
         elif isinstance(widget, ToggleButtonBehavior):
             widget._do_press()
             widget.dispatch("on_release")
             self.speak()
         elif isinstance(widget, ButtonBehavior):
+            before = describe_widget(widget)
             widget.trigger_action(duration=0)
+            after = describe_widget(widget) if self.current() is widget else None
+            if after is not None and (after != before or after[1]):
+                self.speak()  # a choice confirmed (a game chosen: "..., activé"), said at once
         elif hasattr(widget, "active"):  # a CheckBox or Switch
             widget.active = not widget.active
             self.speak()
@@ -159,8 +184,31 @@ def _actionable(widget: Any) -> bool:
         return False
     if getattr(widget, "a11y_label", None):
         return True
+    if _setting(widget):
+        return True  # one stop per setting: its title and value, changed by Enter
     return isinstance(widget, ButtonBehavior | TextInput) or type(widget).__name__ in ("Slider", "Switch", "CheckBox",
                                                                                        "Spinner")
+
+
+def _setting(widget: Any) -> bool:
+    """A row of Kivy's settings panel (the Settings screen) that Enter can change."""
+    from kivy.uix.settings import SettingBoolean, SettingOptions
+
+    return isinstance(widget, SettingOptions | SettingBoolean)
+
+
+def _change_setting(widget: Any) -> None:
+    """Enter on a setting: the next of its options (round), or a yes/no turned over. Kivy's
+    panel writes it to the config and tells the app, which applies it at once."""
+    from kivy.uix.settings import SettingBoolean
+
+    if isinstance(widget, SettingBoolean):
+        values = list(widget.values)
+        widget.value = values[1] if str(widget.value) == str(values[0]) else values[0]
+        return
+    options = [str(o) for o in widget.options]
+    here = options.index(str(widget.value)) if str(widget.value) in options else -1
+    widget.value = options[(here + 1) % len(options)]
 
 
 def _usable(widget: Any) -> bool:
@@ -177,9 +225,14 @@ def describe_widget(widget: Any) -> tuple[str, str]:
     words = load_keymap()
     lang = _lang(language())
     on, off = words.prompt("on", lang), words.prompt("off", lang)
+    from kivy.uix.textinput import TextInput
+
     label = getattr(widget, "a11y_label", "") or ""
     value = getattr(widget, "a11y_value", "") or ""
-    kind = type(widget).__name__
+    # A field of a kv class of its own (UiInput) is still a text field: its hint is its name.
+    kind = "TextInput" if isinstance(widget, TextInput) else type(widget).__name__
+    if _setting(widget):
+        label, value = label or str(widget.title), value or str(widget.value)
     if not label:
         if kind == "TextInput":
             label = widget.hint_text

@@ -123,6 +123,10 @@ class Root(BoxLayout):
     def _on_current(self, _manager: ScreenManager, name: str) -> None:
         # Screens also switch by themselves (Home starts the Table): remember every switch here.
         self.nav.current = name
+        # An immersive screen (the Table) takes the whole window; its own menu leads elsewhere.
+        hide = bool(getattr(self.manager.get_screen(name), "immersive", False))
+        if hide == (self.nav.parent is self):
+            self._arrange(sizes.orientation, force=True)
         if self._last and self._last != name and not self._going_back:
             self._history = [n for n in self._history if n != self._last][-15:]
             self._history.append(self._last)
@@ -142,6 +146,8 @@ class Root(BoxLayout):
         return False
 
     def add_screen(self, spec: ScreenSpec, screen: Screen) -> None:
+        # Screens name each other by their glyph (the table's menu) without importing this module.
+        screen.nav_glyph = spec.glyph
         self.manager.add_widget(screen)
         if spec.nav:
             self.nav.add_item(spec.name, spec.glyph, t(f"nav.{spec.name}"))
@@ -151,14 +157,16 @@ class Root(BoxLayout):
         sizes.fit(*size)
         self._arrange(sizes.orientation)
 
-    def _arrange(self, orientation: str) -> None:
+    def _arrange(self, orientation: str, force: bool = False) -> None:
         portrait = orientation == "portrait"
-        if self.children and self.nav.orientation == ("horizontal" if portrait else "vertical"):
+        if self.children and self.nav.orientation == ("horizontal" if portrait else "vertical") and not force:
             return
         self.clear_widgets()
         self.orientation = "vertical" if portrait else "horizontal"
         self.nav.orientation = "horizontal" if portrait else "vertical"
-        if portrait:
+        if self.manager.current and getattr(self.manager.current_screen, "immersive", False):
+            self.add_widget(self.manager)
+        elif portrait:
             self.add_widget(self.manager)
             self.add_widget(self.nav)
         else:
@@ -356,6 +364,10 @@ class CompanionApp(App):
         self.show_scan(scan)
 
     def show_scan(self, scan: Scan) -> None:
+        if self.runtime.phones.has_phone(scan.seat):  # that seat's phone alone shows it
+            self.runtime.lay(scan)
+            self._notice(t("phones.read_card", name=self.runtime.seat_name(scan.seat)))
+            return
         self.last_scan = scan
         self._notice("")
         self.card_screen.show_scan(scan)

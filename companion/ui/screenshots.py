@@ -24,13 +24,46 @@ log = logging.getLogger(__name__)
 SETTLE_FRAMES = 4
 
 
-def demo_data() -> dict[str, Any]:
+def _demo_file() -> dict[str, Any]:
     text = resources.files(__package__).joinpath("screenshots.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)["games"]
+    return yaml.safe_load(text)
 
 
-def file_name(screen: str, game: str, size: tuple[int, int]) -> str:
-    return f"{screen}-{game}-{size[0]}x{size[1]}.png"
+def demo_data() -> dict[str, Any]:
+    return _demo_file()["games"]
+
+
+def demo_names() -> list[str]:
+    return list(_demo_file().get("names") or [])
+
+
+def file_name(screen: str, game: str, size: tuple[int, int], players: int | None = None, scale: float = 1.0) -> str:
+    tail = (f"-{players}p" if players else "") + (f"-{int(round(scale * 100))}pct" if scale != 1.0 else "")
+    return f"{screen}-{game}-{size[0]}x{size[1]}{tail}.png"
+
+
+def parse_players(text: str) -> str | dict[str, str] | None:
+    """``4``, ``max``, or per game: ``vtes=6,ascension=4`` (the others: max)."""
+    if not text:
+        return None
+    if "=" not in text:
+        return text
+    return dict(part.split("=", 1) for part in text.split(",") if "=" in part)
+
+
+def players_for(game: str, wanted: str | int | dict[str, str] | None, demo: dict[str, Any]) -> list[str]:
+    """The demo's players, or ``wanted`` of them (``max``: as many as the game allows)."""
+    from companion.table.data import load_table
+
+    names = list(demo["players"])
+    if isinstance(wanted, dict):
+        wanted = wanted.get(game, "max")
+    if wanted in (None, ""):
+        return names
+    data = load_table(game)
+    count = data.seats_max if str(wanted) == "max" else max(data.seats_min, min(data.seats_max, int(wanted)))
+    pool = names + [n for n in demo_names() if n not in names]
+    return pool[:count]
 
 
 class Demo:
@@ -65,14 +98,14 @@ class Demo:
             card = parse_card("screenshots.yaml", item, f"games.{game}.cards[{i}]", info, overlay=True)
             self._extra[card.ref] = card
 
-    def set_game(self, game: str) -> None:
+    def set_game(self, game: str, players: str | int | dict[str, str] | None = None) -> None:
         """Start the demo game: players, a few table commands, cards laid, a deck, a query."""
         from companion.readers.events import TagEvent
         from companion.tags.resolve import Scan
 
         demo = self.data[game]
         self._demo_cards(game)
-        result = self.session.new_game(game, list(demo["players"]), seed=7)
+        result = self.session.new_game(game, players_for(game, players, demo), seed=7)
         if not result.ok:
             log.warning("demo game %s: %s", game, result.lines())
         for command in demo.get("commands") or []:
@@ -127,13 +160,20 @@ def frames(count: int = SETTLE_FRAMES) -> None:
 
 
 def render(out: Path, size: tuple[int, int], games: Iterable[str] | None = None,
-           screens: Iterable[str] | None = None) -> list[Path]:
-    """Every screen of every game, in this process's window (already at ``size``)."""
+           screens: Iterable[str] | None = None, players: str | int | dict[str, str] | None = None,
+           layout: bool = False,
+           scale: float = 1.0) -> list[Path]:
+    """Every screen of every game, in this process's window (already at ``size``); with
+    ``layout``, a JSON file beside each Table picture says where each counter and button is."""
+    import json
+
     from companion.ui.app import configure_window
 
     configure_window()  # before Kivy makes its window: it reads the size only then
     from kivy.base import EventLoop
     from kivy.core.window import Window
+
+    from companion.ui.theme import theme
 
     EventLoop.ensure_window()
     out.mkdir(parents=True, exist_ok=True)
@@ -141,6 +181,7 @@ def render(out: Path, size: tuple[int, int], games: Iterable[str] | None = None,
     with tempfile.TemporaryDirectory(prefix="companion-shots-") as tmp:
         demo = Demo(Path(tmp))
         Window.size = size
+        theme.text_scale = scale
         Window.add_widget(demo.root)
         frames()
         wanted_games = list(games or demo.data)
@@ -149,21 +190,27 @@ def render(out: Path, size: tuple[int, int], games: Iterable[str] | None = None,
             if game not in demo.data or demo.library.game(game) is None:
                 log.warning("no demo for %s", game)
                 continue
-            demo.set_game(game)
+            demo.set_game(game, players)
+            count = len(demo.session.game.state["seats"]) if players not in (None, "") else None
             for name in wanted_screens:
                 demo.root.show(name)
                 frames()
                 shot = Path(Window.screenshot(name=str(Path(tmp) / "shot.png")))
-                target = out / file_name(name, game, size)
+                target = out / file_name(name, game, size, count, scale)
                 shot.replace(target)
                 written.append(target)
+                report = getattr(demo.root.get_screen(name), "layout_report", None)
+                if layout and callable(report):
+                    target.with_suffix(".json").write_text(json.dumps(report(), ensure_ascii=False, indent=1),
+                                                           encoding="utf-8")
         Window.remove_widget(demo.root)
         demo.session.close()
     return written
 
 
 def main(argv: list[str]) -> int:
-    """``python -m companion.ui.screenshots OUT WxH [GAME,GAME] [SCREEN,SCREEN]``: one size."""
+    """``python -m companion.ui.screenshots OUT WxH [GAME,GAME] [SCREEN,SCREEN] [PLAYERS] [layout]
+    [SCALE]``: one size."""
     import os
 
     out, size_text = Path(argv[0]), argv[1]
@@ -171,7 +218,10 @@ def main(argv: list[str]) -> int:
     os.environ["COMPANION_WINDOW"] = size_text
     games = argv[2].split(",") if len(argv) > 2 and argv[2] else None
     screens = argv[3].split(",") if len(argv) > 3 and argv[3] else None
-    for path in render(out, (int(width), int(height)), games, screens):
+    players = parse_players(argv[4]) if len(argv) > 4 else None
+    layout = len(argv) > 5 and argv[5] == "layout"
+    scale = float(argv[6]) if len(argv) > 6 and argv[6] else 1.0
+    for path in render(out, (int(width), int(height)), games, screens, players, layout, scale):
         print(path)
     return 0
 

@@ -80,7 +80,7 @@ class GameRules(Rules):
         amount, mode = int(intent.args["amount"]), intent.args.get("mode", "+")
         self.take_honor(ctx, seat, amount if mode == "+" else amount - ctx.s["seats"][seat]["c"]["honor"])
 
-    def take_honor(self, ctx: Ctx, seat: int, delta: int) -> None:
+    def take_honor(self, ctx: Ctx, seat: int, delta: int, quiet: bool = False) -> None:
         s = ctx.s
         pool, extra = s["shared"]["pool"], s["shared"]["extra"]
         honor = s["seats"][seat]["c"]["honor"]
@@ -103,13 +103,80 @@ class GameRules(Rules):
                 self.set_value(ctx, None, "extra", extra - to_extra, quiet=True)
             if back > to_extra:
                 self.set_value(ctx, None, "pool", pool + back - to_extra, quiet=True)
-        self.set_value(ctx, seat, "honor", honor + delta)
+        self.set_value(ctx, seat, "honor", honor + delta, quiet=quiet)
         ctx.note("table.ascension.pool", value=s["shared"]["pool"])
         if s["shared"]["pool"] == 0 and not s["last_round"]:
             s["last_round"] = True
             ctx.note("table.ascension.pool_empty")
 
+    # -- cards: heroes and constructs played, the center row acquired, monsters defeated --
+
+    def check_card(self, ctx: Ctx, seat: int, action: str, intent: Intent) -> None:
+        s = ctx.s
+        if s["seats"][seat]["cult"]:
+            ctx.refuse("table.card.refuse.cult")
+        if seat != s["active"]:
+            ctx.refuse("table.refuse.not_your_turn", name=ctx.name(seat), active=ctx.name(s["active"]))
+        if self.phase_id(s) != "play":
+            ctx.refuse("table.card.refuse.phase", action=f"@t:table.card.verb.{action}", phase="@p:play")
+
+    def card_payment(self, ctx: Ctx, seat: int, spec: dict[str, Any], intent: Intent) -> dict[str, int]:
+        from companion.cards.effects import FREE_WORDS
+        from companion.table.data import fold
+
+        card = str(intent.args.get("name", ""))
+        words = [fold(str(w)) for w in intent.args.get("choice") or []]
+        unknown = [w for w in words if w not in FREE_WORDS]
+        if unknown:
+            ctx.refuse("table.card.refuse.extra_choice", card=card, words=", ".join(unknown))
+        if words:
+            # Another card (Monastic Tutor, Righteous Templar, Lifebound Muse...) pays for this one.
+            ctx.note("table.card.free", card=card)
+            return {}
+        return super().card_payment(ctx, seat, spec, intent)
+
+    def card_gains(self, ctx: Ctx, seat: int, spec: dict[str, Any], intent: Intent) -> dict[str, int]:
+        gains = dict(super().card_gains(ctx, seat, spec, intent))
+        energized = spec.get("energized")
+        # Energize counts the energy gained this turn before the card, never its own.
+        energy = ctx.s["seats"][seat]["c"]["energy"]
+        if energized and energy >= int(energized.get("at", 1)):
+            if energized.get("instead"):
+                gains = {}
+            for cid, n in (energized.get("gain") or {}).items():
+                gains[cid] = gains.get(cid, 0) + int(n)
+            for cid, n in (energized.get("per") or {}).items():
+                gains[cid] = gains.get(cid, 0) + int(n) * energy
+            ctx.note("table.card.energized", energy=energy)
+        return gains
+
+    def card_gain(self, ctx: Ctx, seat: int, cid: str, amount: int) -> None:
+        if cid == "honor":
+            self.take_honor(ctx, seat, amount, quiet=True)  # honor always comes out of the pool
+        else:
+            super().card_gain(ctx, seat, cid, amount)
+
+    def after_card(self, ctx: Ctx, seat: int, action: str, intent: Intent) -> None:
+        ref = str(intent.args.get("card", ""))
+        if action in ("acquire", "defeat") and ref:
+            # What a seat has taken is what it may later play (a hero, a trophy monster).
+            owned = ctx.s["seats"][seat].setdefault("owned", {})
+            owned[ref] = owned.get(ref, 0) + 1
+
     # -- turns ----------------------------------------------------------------------------
+
+    def end_turn(self, ctx: Ctx) -> None:
+        s = ctx.s
+        if s["solo"] and s["last_round"]:
+            # The Cult takes its two cards at the end of every turn of the player, the last one
+            # too: its honor is entered first, and the next "end" counts the scores.
+            if not s.get("cult_last"):
+                s["cult_last"] = True
+                ctx.note("table.ascension.cult_last")
+                return
+            self.score(ctx, final=True)
+            return
+        super().end_turn(ctx)
 
     def on_turn_end(self, ctx: Ctx, seat: int) -> None:
         if ctx.s["solo"]:
@@ -161,3 +228,20 @@ class GameRules(Rules):
                 "honor_start": s["honor_start"], "last_round": s["last_round"], "solo": s["solo"],
                 "teams": [[s["seats"][i]["name"] for i in team] for team in s.get("teams", [])],
                 "totals": s.get("totals")}
+
+    # -- presentation (companion/table/present.py) ---------------------------------------
+
+    def game_marks(self, s: dict[str, Any], seat: int, lang: str) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        if s["seats"][seat].get("cult"):
+            out.append(("", t("ui.ascension.cult", lang)))
+        for n, team in enumerate(s.get("teams", [])):
+            if seat in team:
+                out.append(("", t("table.ascension.mark.team", lang, team=n + 1)))
+        if s.get("over") and s.get("totals"):
+            out.append(("winner", t("table.ascension.mark.total", lang, total=s["totals"][seat])))
+        return out
+
+    def table_info(self, s: dict[str, Any], lang: str) -> list[tuple[str, str]]:
+        out = [("", t("table.ascension.last_round", lang))] if s.get("last_round") and not s.get("over") else []
+        return out + super().table_info(s, lang)

@@ -70,6 +70,8 @@ class GameRules(Rules):
         if cid == "stars" and new >= int(self.p.get("stars_to_win", 12)):
             ctx.note("table.astral.stars_win", name=ctx.name(seat))
             self.finish(ctx, [seat])
+        elif cid == "max_energy" and new < old and ctx.s["seats"][seat]["c"]["energy"] > new:
+            self.set_value(ctx, seat, "energy", new)  # Energy never stays above its maximum
         elif cid == "pv" and new == 0 and old != 0:
             ctx.note("table.astral.navigator_dead", name=ctx.name(seat))
             self.lose(ctx, seat)
@@ -109,6 +111,12 @@ class GameRules(Rules):
     def verb_power(self, ctx: Ctx, intent: Intent) -> None:
         self.main_action(ctx, intent, "pouvoir")
 
+    def check_card(self, ctx: Ctx, seat: int, action: str, intent: Intent) -> None:
+        kind = intent.args.get("type")
+        if kind in ("sbire", "pouvoir"):
+            # A minion or power card is one of the turn's main actions; its cost is paid after.
+            self.main_action(ctx, Intent(kind, seat, {"cost": 0}), kind)
+
     def verb_empty(self, ctx: Ctx, intent: Intent) -> None:
         seat = self.seat_in_play(ctx, intent)
         if ctx.s["seats"][seat]["deck_empty"]:
@@ -136,3 +144,22 @@ class GameRules(Rules):
     def seat_json(self, s: dict[str, Any], seat: int) -> dict[str, Any]:
         me = s["seats"][seat]
         return {"states": me["states"], "main_actions": me["actions"], "deck_empty": me["deck_empty"]}
+
+    # -- presentation (companion/table/present.py) ---------------------------------------
+
+    def counter_note(self, s: dict[str, Any], seat: int, cid: str, lang: str) -> tuple[str, dict[str, Any]] | None:
+        if cid == "stars":
+            return "ui.of_max", {"max": int(self.p.get("stars_to_win", 12))}
+        return super().counter_note(s, seat, cid, lang)
+
+    def game_marks(self, s: dict[str, Any], seat: int, lang: str) -> list[tuple[str, str]]:
+        me = s["seats"][seat]
+        out = [("state", t(f"table.astral.mark.{st}", lang)) for st in me["states"]]
+        if not me["states"]:
+            out.append(("", t("ui.astral.hidden", lang)))
+        if me["deck_empty"]:
+            out.append(("out", t("table.astral.mark.sudden_death", lang)))
+        if seat == s.get("active") and not s.get("over"):
+            limit = 3 if "astral" in me["states"] else 2
+            out.append(("", t("table.astral.mark.actions", lang, done=sum(me["actions"].values()), limit=limit)))
+        return out

@@ -43,15 +43,35 @@ class Rules:
                 "first": None, "active": None, "turn": 0, "round": 0, "phase": None,
                 "over": False, "winner": [], "clock": {"start": now, "turn": now, "round": now}}
 
+    def chosen_first(self, names: list[str], wanted: str) -> int:
+        """The seat of the first player the table chose: a seat number, a name, or the unambiguous
+        beginning of one (accents and case ignored)."""
+        from companion.table.data import fold
+
+        if wanted.isdigit() and 1 <= int(wanted) <= len(names):
+            return int(wanted) - 1
+        key = fold(wanted)
+        hits = [i for i, n in enumerate(names) if fold(n) == key] or \
+            [i for i, n in enumerate(names) if fold(n).startswith(key)]
+        if len(hits) != 1:
+            raise Refusal("table.refuse.first_unknown", name=wanted, players=", ".join(names))
+        return hits[0]
+
     def start_counters(self, seat: int, n: int, options: dict[str, Any]) -> dict[str, int | None]:
         return {cid: c.start for cid, c in self.data.counters.items()}
 
     def draw_first(self, ctx: Ctx, intent: Intent) -> None:
         n = len(ctx.s["seats"])
-        first = ctx.rand(n)
-        ctx.payload.update(draw=first, of=n)
+        chosen = ctx.s["options"].get("first")
+        if chosen is not None:
+            first = [seat["name"] for seat in ctx.s["seats"]].index(chosen)
+            ctx.payload.update(draw=first, of=n, chosen=True)
+            ctx.note("table.first_player_chosen", name=ctx.name(first))
+        else:
+            first = ctx.rand(n)
+            ctx.payload.update(draw=first, of=n)
+            ctx.note("table.first_player", name=ctx.name(first))
         ctx.s["first"] = first
-        ctx.note("table.first_player", name=ctx.name(first))
         self.on_first_player(ctx, first)
         ctx.s["round"] = 1
         self.start_turn(ctx, first)
@@ -193,6 +213,8 @@ class Rules:
             ctx.refuse("table.refuse.unset", name=who, counter=f"@c:{cid}")
         new = amount if mode == "=" else old + amount
         lo, hi = self.bounds(s, seat, cid)
+        if lo is not None and new < lo and mode == "+" and self.data.counter(cid).floor:
+            new = lo  # more damage than what is left: down to the minimum, no further
         if lo is not None and new < lo:
             if mode == "+" and lo == 0:
                 ctx.refuse("table.refuse.not_enough", name=who, counter=f"@c:{cid}", value=old, amount=-amount)
@@ -284,6 +306,72 @@ class Rules:
     def verb_help(self, ctx: Ctx, intent: Intent) -> None:
         ctx.note("table.help")
 
+    # -- cards laid: play, acquire, defeat -------------------------------------------------
+    # The intent carries the card's reference, its name and its effect (cards/effects.py), put
+    # there by whoever resolved the card: the rules never load a card library, and the event
+    # records what was paid and gained, so replay needs no card data.
+
+    def verb_play(self, ctx: Ctx, intent: Intent) -> None:
+        self.card_action(ctx, intent, "play")
+
+    def verb_acquire(self, ctx: Ctx, intent: Intent) -> None:
+        self.card_action(ctx, intent, "acquire")
+
+    def verb_defeat(self, ctx: Ctx, intent: Intent) -> None:
+        self.card_action(ctx, intent, "defeat")
+
+    def card_action(self, ctx: Ctx, intent: Intent, action: str) -> None:
+        card = str(intent.args.get("name") or intent.args.get("card") or "")
+        spec = intent.args.get("effect")
+        if not isinstance(spec, dict):
+            ctx.refuse("table.card.refuse.no_effect", card=card, action=f"@t:table.card.verb.{action}")
+        seat = self.seat_in_play(ctx, intent)
+        self.check_card(ctx, seat, action, intent)
+        first = len(ctx.notes)
+        before = len(ctx.changes)
+        pay = self.card_payment(ctx, seat, spec, intent)
+        for cid, amount in pay.items():
+            have = self.value(ctx.s, seat, cid) or 0
+            if have < amount:
+                ctx.refuse("table.card.refuse.cannot_pay", name=ctx.name(seat), card=card, need=amount,
+                           counter=f"@c:{cid}", value=have)
+        for cid, amount in pay.items():
+            self.card_pay(ctx, seat, cid, amount)
+        for cid, amount in self.card_gains(ctx, seat, spec, intent).items():
+            if amount:
+                self.card_gain(ctx, seat, cid, amount)
+        self.after_card(ctx, seat, action, intent)
+        deltas = [[c.counter, c.delta, c.value] for c in ctx.changes[before:] if c.seat == seat and c.delta]
+        key = f"table.card.{action}" if deltas else f"table.card.{action}_bare"
+        ctx.notes.insert(first, (key, {"name": ctx.name(seat), "card": card, "effect": {"deltas": deltas}}))
+        if spec.get("ask"):
+            ctx.note("table.card.ask", ask=dict(spec["ask"]))
+
+    def check_card(self, ctx: Ctx, seat: int, action: str, intent: Intent) -> None:
+        """Refuse a card action the game forbids now (not this seat's turn, wrong phase...)."""
+
+    def card_payment(self, ctx: Ctx, seat: int, spec: dict[str, Any], intent: Intent) -> dict[str, int]:
+        """What the seat pays, by counter; games with choices (``any``) resolve them here."""
+        pay = spec.get("pay") or {}
+        if "any" in pay:
+            ctx.refuse("table.card.refuse.choice", card=str(intent.args.get("name", "")))
+        return {k: int(v) for k, v in pay.items() if v}
+
+    def card_gains(self, ctx: Ctx, seat: int, spec: dict[str, Any], intent: Intent) -> dict[str, int]:
+        gain = spec.get("gain") or {}
+        if "any" in gain:
+            ctx.refuse("table.card.refuse.choice", card=str(intent.args.get("name", "")))
+        return {k: int(v) for k, v in gain.items() if v}
+
+    def card_pay(self, ctx: Ctx, seat: int, cid: str, amount: int) -> None:
+        self.change(ctx, seat, cid, -amount, quiet=True)
+
+    def card_gain(self, ctx: Ctx, seat: int, cid: str, amount: int) -> None:
+        self.change(ctx, seat, cid, amount, quiet=True)
+
+    def after_card(self, ctx: Ctx, seat: int, action: str, intent: Intent) -> None:
+        """What the game remembers of the card (components in play, cards owned)."""
+
     # -- reading --------------------------------------------------------------------------
 
     def counter_text(self, s: dict[str, Any], seat: int, lang: str) -> str:
@@ -358,6 +446,77 @@ class Rules:
 
     def seat_json(self, s: dict[str, Any], seat: int) -> dict[str, Any]:
         return {}
+
+    # -- presentation, as data for the front ends (companion/table/present.py) ---------------
+
+    def main_counters(self) -> list[str]:
+        """The counters each seat shows big, the first one biggest (``present.main`` in game.yaml)."""
+        shown = [cid for cid, c in self.data.counters.items() if not c.hidden]
+        return [cid for cid in self.data.present.get("main", shown[:1]) if cid in self.data.counters]
+
+    def small_counters(self) -> list[str]:
+        """The other counters a seat shows, smaller (``present.small``; default: the rest)."""
+        main = self.main_counters()
+        rest = [cid for cid, c in self.data.counters.items() if not c.hidden and cid not in main]
+        return [cid for cid in self.data.present.get("small", rest) if cid in self.data.counters]
+
+    def counter_note(self, s: dict[str, Any], seat: int, cid: str, lang: str) -> tuple[str, dict[str, Any]] | None:
+        """A short note after a counter's name, as a message key and its values."""
+        c = self.data.counters[cid]
+        if c.clear == "turn":
+            return "ui.this_turn", {}
+        if isinstance(c.max, str):
+            return "ui.of_max", {"max": s["seats"][seat]["c"][c.max[1:]]}
+        return None
+
+    def seat_marks(self, s: dict[str, Any], seat: int, lang: str) -> list[tuple[str, str]]:
+        """Marks of a seat as (mark id, words): out, winner, then the game's own."""
+        out: list[tuple[str, str]] = []
+        if s["seats"][seat]["out"]:
+            out.append(("out", t("table.mark.out", lang)))
+        if s.get("over") and seat in s.get("winner", []):
+            out.append(("winner", t("ui.mark.winner", lang)))
+        return out + self.game_marks(s, seat, lang)
+
+    def game_marks(self, s: dict[str, Any], seat: int, lang: str) -> list[tuple[str, str]]:
+        return []
+
+    def table_info(self, s: dict[str, Any], lang: str) -> list[tuple[str, str]]:
+        """Lines for the middle of the table as (mark id, words): the last coin toss..."""
+        roll = s.get("roll")
+        if roll and roll.get("kind") == "toss":
+            keys = self.p.get("toss", ["table.toss.heads", "table.toss.tails"])
+            return [("toss", t("ui.last_toss", lang, result=t(keys[roll["result"]], lang)))]
+        return []
+
+    def action_ready(self, s: dict[str, Any], seat: int | None, when: dict[str, Any]) -> bool:
+        """Whether a seat action of game.yaml (``present.actions``) can be offered now; its
+        ``when`` names conditions on the state only, so that the front end never does."""
+        if s.get("over") and not when.get("after_over"):
+            return False
+        if seat is None:
+            return True
+        me = s["seats"][seat]
+        if me["out"]:
+            return False
+        if "active" in when and (s.get("active") == seat) != bool(when["active"]):
+            return False
+        if "phase" in when and self.phase_id(s) != when["phase"]:
+            return False
+        if "flag" in when and not me.get(when["flag"]):
+            return False
+        if "no_flag" in when and me.get(when["no_flag"]):
+            return False
+        if "has" in when and not me.get(when["has"]):
+            return False
+        return not ("not_holder" in when and s.get(when["not_holder"]) == seat)
+
+    def choices(self, s: dict[str, Any], seat: int, ask: str, lang: str) -> list[tuple[str, str]]:
+        """What a seat action's question offers, as (word sent, word shown): other seats in
+        play for ``target``; the games add theirs (vampires, components, essences)."""
+        if ask == "target":
+            return [(str(i + 1), x["name"]) for i, x in enumerate(s["seats"]) if i != seat and not x["out"]]
+        return []
 
     def game_json(self, s: dict[str, Any]) -> dict[str, Any]:
         return {}

@@ -96,7 +96,11 @@ class GameRules(Rules):
         self.next_actor(ctx, seat)
 
     def points(self, s: dict[str, Any], seat: int) -> int:
-        return s["seats"][seat]["c"]["vp"] + (1 if s["tile"] == seat else 0)
+        return s["seats"][seat]["c"]["vp"] + (1 if s["tile"] == seat else 0) + self.component_points(s, seat)
+
+    def component_points(self, s: dict[str, Any], seat: int) -> int:
+        """Points printed on the components a seat placed or acquired through the table."""
+        return sum(int(c.get("vp", 0)) for c in s["seats"][seat].get("comp", {}).values())
 
     def essence_score(self, s: dict[str, Any], seat: int) -> int:
         c = s["seats"][seat]["c"]
@@ -131,9 +135,15 @@ class GameRules(Rules):
 
     def check_change(self, ctx: Ctx, seat: int | None, cid: str, old: int | None, new: int) -> None:
         s = ctx.s
-        if seat is None or old is None or new >= old:
-            return  # gains are always allowed, even after passing
-        if self.phase_id(s) == "actions" and s["seats"][seat]["passed"]:
+        if seat is None or old is None or self.phase_id(s) != "actions" or not s["seats"][seat]["passed"]:
+            return
+        # A rival's power may still give essences to a player who has passed; nothing else moves.
+        if cid in self.essences() and new >= old:
+            return
+        ctx.refuse("table.res.refuse.acting_after_pass", name=ctx.name(seat))
+
+    def refuse_if_passed(self, ctx: Ctx, seat: int) -> None:
+        if self.phase_id(ctx.s) == "actions" and ctx.s["seats"][seat]["passed"]:
             ctx.refuse("table.res.refuse.acting_after_pass", name=ctx.name(seat))
 
     def verb_life(self, ctx: Ctx, intent: Intent) -> None:
@@ -142,6 +152,8 @@ class GameRules(Rules):
         amount = int(intent.args.get("amount", 1))
         if amount < 1:
             ctx.refuse("table.refuse.positive")
+        if seat == s["active"] and self.phase_id(s) == "actions":
+            ctx.refuse("table.res.refuse.life_self", name=ctx.name(seat))
         if s["seats"][seat]["passed"]:
             ctx.refuse("table.res.refuse.protected", name=ctx.name(seat))
         c = s["seats"][seat]["c"]
@@ -151,14 +163,17 @@ class GameRules(Rules):
         owed = 2 * missing
         chosen = [self.essence_word(ctx, w) for w in intent.args.get("pay", [])]
         available = sum(c[e] for e in others)
+        # The hint repeats what was typed (seat, amount) with essences this player really holds.
+        hint = {"name": ctx.name(seat), "vie": c["vie"], "count": owed, "seat": seat + 1, "amount": amount,
+                "example": " ".join([e for e in others for _ in range(c[e])][:owed])}
         if missing and available <= owed:
             chosen = [e for e in others for _ in range(c[e])]  # everything left goes
         elif missing and len(chosen) != owed:
-            ctx.refuse("table.res.refuse.life_choose", name=ctx.name(seat), vie=c["vie"], count=owed)
+            ctx.refuse("table.res.refuse.life_choose", **hint)
         if chosen and not missing:
             ctx.refuse("table.res.refuse.life_no_choice", name=ctx.name(seat))
         if any(e == "vie" for e in chosen):
-            ctx.refuse("table.res.refuse.life_choose", name=ctx.name(seat), vie=c["vie"], count=owed)
+            ctx.refuse("table.res.refuse.life_choose", **hint)
         need: dict[str, int] = {}
         for e in chosen:
             need[e] = need.get(e, 0) + 1
@@ -180,6 +195,7 @@ class GameRules(Rules):
     def verb_put(self, ctx: Ctx, intent: Intent) -> None:
         s = ctx.s
         seat = self.seat_of(ctx, intent)
+        self.refuse_if_passed(ctx, seat)
         comp = str(intent.args.get("component", "")).strip()
         essence = self.essence_word(ctx, str(intent.args.get("essence", "")))
         amount, mode = int(intent.args["amount"]), intent.args.get("mode", "+")
@@ -213,6 +229,124 @@ class GameRules(Rules):
         for essence, k in on.pop(key).items():
             self.set_value(ctx, seat, essence, s["seats"][seat]["c"][essence] + k)
 
+    # -- cards: artifacts placed, monuments and places of power acquired -----------------
+
+    def check_card(self, ctx: Ctx, seat: int, action: str, intent: Intent) -> None:
+        s = ctx.s
+        if self.phase_id(s) != "actions":
+            ctx.refuse("table.res.refuse.not_actions", phase=f"@p:{self.phase_id(s)}")
+        if seat != s["active"]:
+            ctx.refuse("table.refuse.not_your_turn", name=ctx.name(seat), active=ctx.name(s["active"]))
+        if s["seats"][seat]["passed"]:
+            ctx.refuse("table.res.refuse.acting_after_pass", name=ctx.name(seat))
+        ref, card = str(intent.args.get("card", "")), str(intent.args.get("name", ""))
+        pair = intent.args.get("pair")
+        for i, other in enumerate(s["seats"]):
+            comp = other.get("comp", {})
+            # A component exists once; a place of power's two faces are one card.
+            hit = ref in comp or (pair and any(r.endswith(f":{pair}") for r in comp))
+            if hit and i == seat:
+                ctx.refuse("table.card.refuse.in_play", card=card, name=ctx.name(seat))
+            if hit:
+                ctx.refuse("table.card.refuse.taken", card=card, owner=ctx.name(i))
+
+    def _choices(self, ctx: Ctx, intent: Intent) -> list[str]:
+        """Essences chosen after the card's name (``2 mort`` is ``mort mort``); a reduction
+        (``-1 vigueur``) is taken apart by ``_reductions``."""
+        return self._words(ctx, intent)[0]
+
+    def _words(self, ctx: Ctx, intent: Intent) -> tuple[list[str], dict[str, int]]:
+        out: list[str] = []
+        less: dict[str, int] = {}
+        times, minus = 1, False
+        for word in intent.args.get("choice") or []:
+            word = str(word)
+            if word.lstrip("-").isdigit():
+                times, minus = int(word.lstrip("-")), word.startswith("-")
+                continue
+            essence = self.essence_word(ctx, word)
+            if minus:
+                less[essence] = less.get(essence, 0) + times
+            else:
+                out.extend([essence] * times)
+            times, minus = 1, False
+        return out, less
+
+    def _reduce(self, pay: dict[str, int], n_any: int, less: dict[str, int]) -> tuple[dict[str, int], int]:
+        """A cost lowered by another component (Artificier, Harnais du Dragon...): each essence
+        named comes off that essence's part of the cost first, then off the essences of choice."""
+        pay = dict(pay)
+        for essence, n in less.items():
+            off = min(n, pay.get(essence, 0))
+            if off:
+                pay[essence] -= off
+            n_any = max(0, n_any - (n - off))
+        return {k: v for k, v in pay.items() if v}, n_any
+
+    def _allowed(self, spec: dict[str, Any]) -> list[str]:
+        return [e for e in self.essences() if e not in (spec.get("but") or [])]
+
+    def card_payment(self, ctx: Ctx, seat: int, spec: dict[str, Any], intent: Intent) -> dict[str, int]:
+        pay = {k: int(v) for k, v in (spec.get("pay") or {}).items() if v and k != "any"}
+        n_any = int((spec.get("pay") or {}).get("any", 0))
+        chosen, less = self._words(ctx, intent)
+        if less:
+            pay, n_any = self._reduce(pay, n_any, less)
+            for essence, n in less.items():
+                ctx.note("table.card.reduced", card=str(intent.args.get("name", "")), amount=n,
+                         essence=f"@c:{essence}")
+        ctx.payload["choice_left"] = chosen[n_any:] if n_any else chosen
+        if not n_any:
+            return pay
+        card = str(intent.args.get("name", ""))
+        allowed = self._allowed(spec)
+        c = ctx.s["seats"][seat]["c"]
+        left = {e: c[e] - pay.get(e, 0) for e in allowed}
+        if chosen:
+            if len(chosen) < n_any:
+                self._ask_choice(ctx, "table.card.refuse.choose_pay", card, n_any, allowed)
+            picks = chosen[:n_any]
+        else:
+            usable = {e: k for e, k in left.items() if k > 0}
+            total = sum(usable.values())
+            if total < n_any:
+                ctx.refuse("table.card.refuse.cannot_pay_any", name=ctx.name(seat), card=card, need=n_any,
+                           value=max(total, 0))
+            if len(usable) != 1 and total != n_any:
+                self._ask_choice(ctx, "table.card.refuse.choose_pay", card, n_any, allowed)
+            picks = [e for e, k in usable.items() for _ in range(k)][:n_any]
+        for e in picks:
+            if e not in allowed:
+                ctx.refuse("table.card.refuse.excluded", card=card, essence=f"@c:{e}")
+            pay[e] = pay.get(e, 0) + 1
+        return pay
+
+    def _ask_choice(self, ctx: Ctx, key: str, card: str, count: int, allowed: list[str]) -> None:
+        ctx.refuse(key, card=card, count=count, allowed=[f"@c:{e}" for e in allowed])
+
+    def card_gains(self, ctx: Ctx, seat: int, spec: dict[str, Any], intent: Intent) -> dict[str, int]:
+        gain = {k: int(v) for k, v in (spec.get("gain") or {}).items() if v and k != "any"}
+        n_any = int((spec.get("gain") or {}).get("any", 0))
+        left = ctx.payload.pop("choice_left", [])
+        card = str(intent.args.get("name", ""))
+        if n_any:
+            if len(left) < n_any:
+                self._ask_choice(ctx, "table.card.refuse.choose_gain", card, n_any, self._allowed(spec))
+            for e in left[:n_any]:
+                if e not in self._allowed(spec):
+                    ctx.refuse("table.card.refuse.excluded", card=card, essence=f"@c:{e}")
+                gain[e] = gain.get(e, 0) + 1
+            left = left[n_any:]
+        if left:
+            ctx.refuse("table.card.refuse.extra_choice", card=card, words=", ".join(left))
+        return gain
+
+    def after_card(self, ctx: Ctx, seat: int, action: str, intent: Intent) -> None:
+        spec = intent.args.get("effect") or {}
+        comp = ctx.s["seats"][seat].setdefault("comp", {})
+        comp[str(intent.args.get("card", ""))] = {"name": str(intent.args.get("name", "")),
+                                                  "vp": int(spec.get("vp", 0))}
+
     # -- reading --------------------------------------------------------------------------
 
     def held_marks(self, s: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -227,11 +361,37 @@ class GameRules(Rules):
         for comp, pile in s["seats"][seat]["on"].items():
             what = ", ".join(f"{k} {self.data.counter(e).name(lang)}" for e, k in pile.items())
             marks.append(f"{comp} : {what}")
+        if s["seats"][seat].get("comp"):
+            marks.append(t("table.res.mark.components", lang, points=self.component_points(s, seat),
+                           names=", ".join(c["name"] for c in s["seats"][seat]["comp"].values())))
         return marks
 
     def seat_json(self, s: dict[str, Any], seat: int) -> dict[str, Any]:
         return {"passed": s["seats"][seat]["passed"], "tile": s["tile"] == seat,
-                "points": self.points(s, seat), "on": s["seats"][seat]["on"]}
+                "points": self.points(s, seat), "on": s["seats"][seat]["on"],
+                "components": s["seats"][seat].get("comp", {})}
 
     def game_json(self, s: dict[str, Any]) -> dict[str, Any]:
         return {"tile": None if s["tile"] is None else s["seats"][s["tile"]]["name"]}
+
+    # -- presentation (companion/table/present.py) ---------------------------------------
+
+    def game_marks(self, s: dict[str, Any], seat: int, lang: str) -> list[tuple[str, str]]:
+        me = s["seats"][seat]
+        out: list[tuple[str, str]] = []
+        if s["tile"] == seat:
+            out.append(("tile", t("table.res.mark.tile", lang)))
+        out.append(("passed", t("table.res.mark.passed", lang)) if me["passed"] else ("", t("ui.res.not_passed", lang)))
+        for comp, pile in me["on"].items():
+            what = ", ".join(f"{k} {self.data.counter(e).name(lang)}" for e, k in pile.items())
+            out.append(("put", f"{comp} : {what}"))
+        return out
+
+    def choices(self, s: dict[str, Any], seat: int, ask: str, lang: str) -> list[tuple[str, str]]:
+        if ask == "essence":
+            return [(e, self.data.counter(e).name(lang)) for e in self.essences()]
+        if ask == "essences":  # what pays for a missing Vie: any essence but Vie
+            return [(e, self.data.counter(e).name(lang)) for e in self.essences() if e != "vie"]
+        if ask == "component":
+            return [(comp, comp) for comp in s["seats"][seat]["on"]]
+        return super().choices(s, seat, ask, lang)

@@ -46,7 +46,13 @@ class GameRules(Rules):
             ctx.refuse("table.rise.refuse.restore_first", name=ctx.name(ctx.s["active"]))
 
     def verb_end(self, ctx: Ctx, intent: Intent) -> None:
-        self.before_leave_phase(ctx, self.phase_id(ctx.s))
+        # The seven phases come in order: ending the turn early never skips the restoration,
+        # which every turn has except the first player's first.
+        s = ctx.s
+        seat = s["active"]
+        first_turn_of_first = seat == s["first"] and s["seats"][seat]["turns"] == 1
+        if not first_turn_of_first and not s["seats"][seat]["restored"]:
+            ctx.refuse("table.rise.refuse.restore_first", name=ctx.name(seat))
         super().verb_end(ctx, intent)
 
     def verb_restore(self, ctx: Ctx, intent: Intent) -> None:
@@ -87,3 +93,8 @@ class GameRules(Rules):
         if s["first"] == seat:
             marks.append(t("table.mark.first", lang))
         return marks
+
+    # -- presentation (companion/table/present.py) ---------------------------------------
+
+    def game_marks(self, s: dict[str, Any], seat: int, lang: str) -> list[tuple[str, str]]:
+        return [("first", t("table.mark.first", lang))] if s.get("first") == seat else []

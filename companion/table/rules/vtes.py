@@ -48,7 +48,9 @@ class GameRules(Rules):
                 self.set_value(ctx, seat, "pool", s["seats"][seat]["c"]["pool"] + gain)
         elif phase == "influence":
             table = list(self.p.get("first_transfers", [1, 2, 3]))
-            pos = self.position(s, seat)
+            # The order of play counts, not seat numbers: a seat ousted before its first turn
+            # does not use up the 2 or the 3 of those who play after it.
+            pos = sum(1 for i, x in enumerate(s["seats"]) if i != seat and x["turns"] > 0)
             first_turn = s["seats"][seat]["turns"] == 1
             amount = table[pos] if first_turn and pos < len(table) else int(self.p.get("transfers", 4))
             self.set_value(ctx, seat, "transfers", amount, quiet=True)
@@ -212,6 +214,19 @@ class GameRules(Rules):
         del ctx.s["seats"][seat]["vampires"][vname]
         ctx.note("table.vtes.burnt", vampire=vname, name=ctx.name(seat))
 
+    # -- cards: pool costs paid, vampires influenced out -----------------------------------
+
+    def verb_play(self, ctx: Ctx, intent: Intent) -> None:
+        vampire = intent.args.get("vampire")
+        if not isinstance(vampire, dict):
+            super().verb_play(ctx, intent)
+            return
+        # A crypt card laid: it comes out of the uncontrolled region with its capacity in blood.
+        seat = self.seat_in_play(ctx, intent)
+        ctx.note("table.card.play_bare", name=ctx.name(seat), card=str(intent.args.get("name", "")))
+        self.verb_vampire(ctx, Intent("vampire", seat, {"name": vampire.get("name"),
+                                                        "capacity": vampire.get("capacity")}))
+
     # -- reading --------------------------------------------------------------------------
 
     def held_marks(self, s: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -242,3 +257,38 @@ class GameRules(Rules):
 
     def game_json(self, s: dict[str, Any]) -> dict[str, Any]:
         return {"edge": None if s["edge"] is None else s["seats"][s["edge"]]["name"]}
+
+    # -- presentation (companion/table/present.py) ---------------------------------------
+
+    def game_marks(self, s: dict[str, Any], seat: int, lang: str) -> list[tuple[str, str]]:
+        me = s["seats"][seat]
+        out: list[tuple[str, str]] = []
+        if s["edge"] == seat:
+            out.append(("edge", t("ui.vtes.edge", lang)))
+        if not me["out"]:
+            prey, predator = self.prey(s, seat), self.predator(s, seat)
+            if prey is not None:
+                out.append(("prey", t("ui.vtes.prey", lang, name=s["seats"][prey]["name"])))
+            if predator is not None:
+                out.append(("predator", t("ui.vtes.predator", lang, name=s["seats"][predator]["name"])))
+        if me["withdrawing"]:
+            out.append(("withdrawing", t("table.vtes.mark.withdrawing", lang)))
+        for name, v in me["vampires"].items():
+            out.append(("blood", f"{name} {v['blood']}/{v['capacity']}"))
+        return out
+
+    def table_info(self, s: dict[str, Any], lang: str) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        ring = self.in_play(s)
+        if len(ring) > 1:
+            names = [s["seats"][i]["name"] for i in ring] + [s["seats"][ring[0]]["name"]]
+            out.append(("", t("ui.vtes.ring", lang, ring=" \u2192 ".join(names))))
+        holder = s["edge"]
+        out.append(("edge", t("ui.vtes.edge_holder", lang, name=s["seats"][holder]["name"])
+                    if holder is not None else t("ui.vtes.no_edge", lang)))
+        return out + super().table_info(s, lang)
+
+    def choices(self, s: dict[str, Any], seat: int, ask: str, lang: str) -> list[tuple[str, str]]:
+        if ask == "vampire":
+            return [(name, f"{name} {v['blood']}/{v['capacity']}") for name, v in s["seats"][seat]["vampires"].items()]
+        return super().choices(s, seat, ask, lang)

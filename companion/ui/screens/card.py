@@ -15,7 +15,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.utils import escape_markup
 
 from companion import i18n
-from companion.cards.explain import cost_display, keyword_entries, keyword_names, type_names
+from companion.cards.explain import card_rows, keyword_entries
 from companion.cards.gamedata import GameInfo
 from companion.cards.model import Card, localized
 from companion.i18n import t
@@ -51,23 +51,7 @@ def reader_label(path: str) -> str:
 
 def card_fields(card: Card, game: GameInfo | None = None, lang: str | None = None) -> list[tuple[str, str]]:
     """(label, value) rows under the name: type, cost, capacity, clan, disciplines or keywords."""
-    lang = lang or i18n.language()
-    rows = []
-    if card.types:
-        rows.append((t("card.type"), ", ".join(type_names(card, game, lang))))
-    cost = cost_display(card, lang)
-    if cost:
-        rows.append((t("card.cost"), cost))
-    extra = card.extra if isinstance(card.extra, dict) else {}
-    for key in ("capacity", "group", "title"):
-        if extra.get(key) not in (None, "", 0):
-            rows.append((t(f"card.{key}"), str(extra[key])))
-    clans = extra.get("clans")
-    if clans:
-        rows.append((t("card.clan"), ", ".join(str(c) for c in clans)))
-    if card.keywords:
-        label = i18n.t_first((f"card.keywords.{card.game}", "card.keywords"))
-        rows.append((label, ", ".join(keyword_names(card, game, lang))))
+    rows = card_rows(card, game, lang or i18n.language())
     return [(label, for_display(value)) for label, value in rows]
 
 
@@ -101,7 +85,7 @@ def scan_view(scan: Scan, game: GameInfo | None = None) -> CardView:
     if scan.status == "unreadable":
         return CardView("unreadable", title=t("card.unreadable.title"),
                         text=t("card.unreadable", detail=scan.detail), detail=tag, where=where)
-    detail = " — ".join(x for x in (tag, scan.detail) if x)
+    detail = " — ".join(x for x in (tag, scan.detail_text()) if x)
     return CardView("unknown", title=t("card.unknown.title"), text=t("card.unknown.hint"), detail=detail, where=where)
 
 

@@ -230,6 +230,7 @@ class EnrollScreen(SessionScreen):
 
     def create(self, name: str, type_name: str, cost: str, text: str) -> Card | None:
         """Add the card to the user's overlay (checked like the shipped cards) and choose it."""
+        from companion.cards.catalog import known_ids
         from companion.cards.overlay import add_card
         from companion.cards.yamlload import DataError
 
@@ -244,7 +245,7 @@ class EnrollScreen(SessionScreen):
             self.say(self.notice, "error")
             return None
         try:
-            card = add_card(info, fields, set(self.library.load(self.game)))
+            card = add_card(info, fields, known_ids(self.library.load(self.game)))
         except DataError as exc:
             self.notice = t("enroll.create_failed", detail=str(exc))
             self.say(self.notice, "error")

@@ -16,6 +16,7 @@ from companion.table.data import GAMES, TableDataError, load_table
 from companion.table.engine import Result
 from companion.table.journal import GameRow
 from companion.ui.screens import load_kv
+from companion.ui.table_layout import SIDES, default_sides, valid_sides
 from companion.ui.widgets import load_widgets_kv
 from companion.ui.widgets.buttons import GlyphButton, compose
 
@@ -45,11 +46,19 @@ def resume_label(row: GameRow, lang: str | None = None) -> str:
              state=state, when=when, id=row.id)
 
 
+def around_the_table(names: list[str], sides: list[str]) -> tuple[list[str], list[str]]:
+    """Players in the order they sit around the table (bottom, right, top, left; in the order
+    given on each side): the turn order follows the seats."""
+    order = sorted(range(len(names)), key=lambda i: (SIDES.index(sides[i]), i))
+    return [names[i] for i in order], [sides[i] for i in order]
+
+
 class SeatRow(BoxLayout):
     home = ObjectProperty(None)
     index = NumericProperty(0)
     count = NumericProperty(1)
     name = StringProperty("")
+    side = StringProperty("")
 
 
 class ResumeButton(GlyphButton):
@@ -60,6 +69,7 @@ class HomeScreen(Screen):
     session = ObjectProperty(None, allownone=True)
     game = StringProperty(GAMES[0])
     names = ListProperty([])
+    sides = ListProperty([])  # where each player sits around the screen (bottom, right, top, left)
     seats_min = NumericProperty(2)
     seats_max = NumericProperty(6)
     message = StringProperty("")
@@ -103,7 +113,19 @@ class HomeScreen(Screen):
         names = list(self.names[:count])
         while len(names) < count:
             names.append(t("ui.home.player", n=len(names) + 1))
+        if len(self.sides) != count:
+            self.sides = default_sides(count)
         self.names = names
+
+    def turn_side(self, index: int) -> None:
+        """The next side for this player: bottom, right, top, left."""
+        if 0 <= index < len(self.sides):
+            sides = list(self.sides)
+            sides[index] = SIDES[(SIDES.index(sides[index]) + 1) % len(SIDES)]
+            self.sides = sides
+
+    def on_sides(self, _screen: HomeScreen, sides: list[str]) -> None:
+        self.on_names(self, self.names)
 
     def add_seat(self) -> None:
         self.set_count(len(self.names) + 1)
@@ -133,6 +155,7 @@ class HomeScreen(Screen):
             rows.remove_widget(rows.children[0])
         for i, row in enumerate(reversed(rows.children)):
             row.index, row.count = i, len(names)
+            row.side = self.sides[i] if i < len(self.sides) else ""
             if row.name != names[i]:
                 row.name = names[i]
             if row.ids.name_input.text != names[i]:
@@ -145,7 +168,9 @@ class HomeScreen(Screen):
         if self.session is None:
             return None
         names = [self._typed(i) for i in range(len(self.names))]
-        return self._to_table(self.session.new_game(self.game, names, seed=self.seed, source="touch"))
+        names, sides = around_the_table(names, valid_sides(list(self.sides), len(names)))
+        return self._to_table(self.session.new_game(self.game, names, seed=self.seed, options={"sides": sides},
+                                                    source="touch"))
 
     def resume(self, game_id: int) -> Result | None:
         if self.session is None:

@@ -31,6 +31,7 @@ DEFAULTS: dict[str, dict[str, str]] = {
     "voice": {"backend": "auto", "voice": "", "rate": "165", "pitch": "50", "volume": "100",
               "verbosity": "normal"},
     "readers": {"paths": ""},
+    "phones": {"lan": "0"},
 }
 
 
@@ -80,6 +81,9 @@ def panel_json() -> str:
         {"type": "heading", "title": t("settings.readers")},
         {"type": "string", "title": t("settings.reader_paths"), "desc": t("settings.reader_paths.desc"),
          "section": "readers", "key": "paths"},
+        {"type": "heading", "title": t("phones.setting")},
+        {"type": "bool", "title": t("phones.setting"), "desc": t("phones.setting.desc"),
+         "section": "phones", "key": "lan"},
     ]
     return json.dumps(items)
 
@@ -166,7 +170,9 @@ class SettingsScreen(Screen):
         from kivy.uix.settings import SettingsWithNoMenu
 
         if self.config is None:
-            self.config = ConfigParser(name="companion-settings")
+            # Unnamed: Kivy keeps named parsers for the whole process, and a second window in
+            # one process (a test, the app started again) could not make its own.
+            self.config = ConfigParser()
         set_defaults(self.config)
         holder = self.ids.holder
         holder.clear_widgets()

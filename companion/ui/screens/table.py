@@ -1,34 +1,56 @@
-"""The table screen: one panel per seat with its counters, the players on the far side facing
-them, the turn and the phase in the middle, and the buttons of the game.
+"""The table screen is the table: every seat at once, each panel on its player's side of the
+screen and turned to face them, the big number first, and a strip in the middle with whose
+turn it is, the phase, next / end / undo / redo and a small menu. Nothing scrolls.
 
-What is shown is worked out from the engine's state by ``table_view`` (no widgets), and the
-widgets only copy it. Every press becomes an intent sent to the session; the screen redraws
-when the session says the game changed, so what is on the screen is always what is in the
-journal.
+What is shown comes from ``companion.table.present.table_view`` (words and numbers worked out
+by the game's rules and game.yaml); this module never names a game. Where things go comes from
+``companion.ui.table_layout`` (plain numbers). Every press becomes a command or an intent sent
+to the session; the screen redraws when the session says the game changed, so what is on the
+screen is always what is in the journal.
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+import time
 from importlib import resources
 from typing import Any
 
 import yaml
 from kivy.clock import Clock
-from kivy.factory import Factory
-from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
-from kivy.uix.boxlayout import BoxLayout
+from kivy.metrics import dp  # noqa: F401 - kv rules of this screen may use it
+from kivy.properties import (
+    BooleanProperty,
+    ListProperty,
+    NumericProperty,
+    ObjectProperty,
+    OptionProperty,
+    StringProperty,
+)
+from kivy.uix.behaviors import ButtonBehavior
+from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
+from kivy.uix.widget import Widget
 
-from companion.i18n import language, t
+from companion.i18n import t
 from companion.table.engine import Intent, Result, render
+from companion.table.present import ActionView, CounterView, SeatView, TableView, table_view
 from companion.ui.screens import load_kv
+from companion.ui.table_layout import (
+    DIGIT_HEIGHT,
+    PanelPlan,
+    panel_thickness,
+    plan_panel,
+    table_frames,
+    valid_sides,
+)
 from companion.ui.theme import theme
 from companion.ui.widgets import GLYPH_FONT, load_widgets_kv, sizes
-from companion.ui.widgets.buttons import GlyphButton, compose
-from companion.ui.widgets.counter import PENDING_SECONDS, CounterBox
-from companion.ui.widgets.numpad import NumPad
+from companion.ui.widgets.buttons import compose
+from companion.ui.widgets.counter import PENDING_SECONDS, value_markup
+from companion.ui.widgets.turned import Turned
+
+__all__ = ["TableScreen", "table_view", "result_text", "markup", "TableView", "SeatView", "CounterView"]
 
 
 @functools.cache
@@ -43,217 +65,6 @@ def mark(name: str) -> str:
 
 def counter_glyph(game: str, cid: str) -> str:
     return str(icons().get(game, {}).get(cid, ""))
-
-
-# --- what is shown, worked out from the state ---------------------------------------------
-@dataclass(frozen=True)
-class CounterView:
-    seat: int | None
-    cid: str
-    glyph: str
-    name: str
-    value: int | None
-    note: str = ""
-    locked: bool = False
-
-
-@dataclass(frozen=True)
-class ButtonView:
-    """A button that sends a command line (the words of docs/commands.md)."""
-
-    id: str
-    glyph: str
-    word: str
-    command: str
-    primary: bool = False
-
-
-@dataclass(frozen=True)
-class SeatView:
-    index: int
-    name: str
-    header: str  # "À toi, Ann" for the active player
-    active: bool
-    out: bool
-    winner: bool
-    marks: tuple[tuple[str, str], ...]  # (glyph, words)
-    counters: tuple[CounterView, ...]
-    buttons: tuple[ButtonView, ...] = ()
-
-
-@dataclass(frozen=True)
-class TableView:
-    game: str
-    title: str
-    turn: str  # "Tour de Ann — manche 2", or the end of the game
-    phase: str  # "Phase 2/5 : Maître"
-    reminder: str
-    over: bool
-    seats: tuple[SeatView, ...]
-    shared: tuple[CounterView, ...] = ()
-    info: tuple[tuple[str, str], ...] = ()  # (glyph, words): the ring, the last coin toss...
-    actions: tuple[ButtonView, ...] = field(default_factory=tuple)
-
-
-# Which counters a panel shows (the others stay reachable by keys and commands).
-PANEL_COUNTERS = {"vtes": ("pool", "vp")}
-
-
-def _counter_note(game: str, cid: str, seat: dict[str, Any], lang: str) -> str:
-    if game == "ascension" and cid in ("runes", "power", "energy"):
-        return t("ui.this_turn", lang)
-    if game == "astral" and cid == "energy":
-        return t("ui.of_max", lang, max=seat["c"]["max_energy"])
-    if game == "astral" and cid == "stars":
-        return t("ui.of_max", lang, max=12)
-    return ""
-
-
-def table_view(game: Any, lang: str | None = None) -> TableView:
-    """Everything the table screen shows, as words and numbers, from the game's state."""
-    lang = lang or language()
-    data, rules, s = game.data, game.rules, game.state
-    gid = data.id
-    over = bool(s.get("over"))
-    active = s.get("active")
-    names = [seat["name"] for seat in s["seats"]]
-
-    if over:
-        winners = [names[w] for w in s.get("winner", [])]
-        turn = compose(mark("winner"), t("ui.over", lang, winners=t("table.and", lang).join(winners) or "—"))
-        phase = reminder = ""
-    elif active is not None and s.get("phase") is not None:
-        ph = data.phases[s["phase"]]
-        turn = compose(mark("active"), t("ui.turn_of", lang, name=names[active], round=s["round"]))
-        phase = t("ui.phase", lang, n=s["phase"] + 1, count=len(data.phases), name=ph.name(lang))
-        reminder = ph.remind(lang)
-    else:
-        turn, phase, reminder = t("ui.drawing", lang), "", ""
-
-    shown = PANEL_COUNTERS.get(gid) or tuple(cid for cid, c in data.counters.items() if not c.hidden)
-    seats = []
-    for i, seat in enumerate(s["seats"]):
-        is_active = i == active and not over
-        marks: list[tuple[str, str]] = []
-        if seat["out"]:
-            marks.append((mark("out"), t("table.mark.out", lang)))
-        winner = over and i in s.get("winner", [])
-        if winner:
-            marks.append((mark("winner"), t("ui.mark.winner", lang)))
-        marks.extend(_seat_marks(gid, rules, s, i, lang))
-        counters = tuple(CounterView(i, cid, counter_glyph(gid, cid), data.counters[cid].name(lang),
-                                     seat["c"][cid], _counter_note(gid, cid, seat, lang), locked=seat["out"])
-                         for cid in shown)
-        header = t("ui.your_turn", lang, name=seat["name"]) if is_active else seat["name"]
-        seats.append(SeatView(i, seat["name"], header, is_active, seat["out"], winner, tuple(marks), counters,
-                              _seat_buttons(gid, s, i, lang)))
-    shared = tuple(CounterView(None, cid, counter_glyph(gid, cid), c.name(lang), s["shared"][cid], locked=True)
-                   for cid, c in data.shared.items()
-                   if not c.hidden and (cid != "extra" or s["shared"][cid]))
-    return TableView(gid, data.name(lang), turn, phase, reminder, over, tuple(seats), shared,
-                     _info(gid, rules, s, lang), _actions(gid, game, lang))
-
-
-def _seat_marks(gid: str, rules: Any, s: dict[str, Any], i: int, lang: str) -> list[tuple[str, str]]:
-    seat = s["seats"][i]
-    out: list[tuple[str, str]] = []
-    if gid == "vtes":
-        if s.get("edge") == i:
-            out.append((mark("edge"), t("ui.vtes.edge", lang)))
-        if not seat["out"]:
-            prey, predator = rules.prey(s, i), rules.predator(s, i)
-            if prey is not None:
-                out.append((mark("prey"), t("ui.vtes.prey", lang, name=s["seats"][prey]["name"])))
-            if predator is not None:
-                out.append((mark("predator"), t("ui.vtes.predator", lang, name=s["seats"][predator]["name"])))
-        if seat.get("withdrawing"):
-            out.append((mark("withdrawing"), t("table.vtes.mark.withdrawing", lang)))
-        if i == s.get("active") and rules.phase_id(s) == "influence":
-            out.append((counter_glyph(gid, "transfers"), t("ui.vtes.transfers", lang, n=seat["c"]["transfers"])))
-        for name, v in seat.get("vampires", {}).items():
-            out.append(("", f"{name} {v['blood']}/{v['capacity']}"))
-    elif gid == "res-arcana":
-        if s.get("tile") == i:
-            out.append((mark("tile"), t("table.res.mark.tile", lang)))
-        out.append((mark("passed"), t("table.res.mark.passed", lang)) if seat["passed"]
-                   else ("", t("ui.res.not_passed", lang)))
-        for comp, pile in seat.get("on", {}).items():
-            what = ", ".join(f"{k} {rules.data.counter(e).name(lang)}" for e, k in pile.items())
-            out.append(("", f"{comp} : {what}"))
-    elif gid == "rise":
-        if s.get("first") == i:
-            out.append((mark("first"), t("table.mark.first", lang)))
-    elif gid == "astral":
-        states = seat.get("states", [])
-        for st in states:
-            out.append((mark("state"), t(f"table.astral.mark.{st}", lang)))
-        if not states:
-            out.append(("", t("ui.astral.hidden", lang)))
-        if seat.get("deck_empty"):
-            out.append((mark("out"), t("table.astral.mark.sudden_death", lang)))
-        if i == s.get("active") and not s.get("over"):
-            limit = 3 if "astral" in states else 2
-            out.append(("", t("table.astral.mark.actions", lang, done=sum(seat["actions"].values()), limit=limit)))
-    elif gid == "ascension":
-        if seat.get("cult"):
-            out.append(("", t("ui.ascension.cult", lang)))
-        for n, team in enumerate(s.get("teams", [])):
-            if i in team:
-                out.append(("", t("table.ascension.mark.team", lang, team=n + 1)))
-        if s.get("over") and s.get("totals"):
-            out.append((mark("winner"), t("table.ascension.mark.total", lang, total=s["totals"][i])))
-    return out
-
-
-def _seat_buttons(gid: str, s: dict[str, Any], i: int, lang: str) -> tuple[ButtonView, ...]:
-    seat = s["seats"][i]
-    if s.get("over") or seat["out"]:
-        return ()
-    if gid == "vtes" and s.get("edge") != i:
-        return (ButtonView("edge", mark("edge"), t("ui.vtes.take_edge", lang), f"edge {i + 1}"),)
-    if gid == "astral" and not seat.get("deck_empty"):
-        return (ButtonView("empty", mark("out"), t("ui.astral.deck_empty", lang), f"empty {i + 1}"),)
-    return ()
-
-
-def _info(gid: str, rules: Any, s: dict[str, Any], lang: str) -> tuple[tuple[str, str], ...]:
-    out: list[tuple[str, str]] = []
-    if gid == "vtes":
-        ring = [i for i in range(len(s["seats"])) if not s["seats"][i]["out"]]
-        if len(ring) > 1:
-            names = [s["seats"][i]["name"] for i in ring] + [s["seats"][ring[0]]["name"]]
-            out.append(("", t("ui.vtes.ring", lang, ring=" \u2192 ".join(names))))  # glyphs: see _markup
-        holder = s.get("edge")
-        out.append((mark("edge"), t("ui.vtes.edge_holder", lang, name=s["seats"][holder]["name"])
-                    if holder is not None else t("ui.vtes.no_edge", lang)))
-    elif gid == "ascension" and s.get("last_round") and not s.get("over"):
-        out.append(("", t("table.ascension.last_round", lang)))
-    roll = s.get("roll")
-    if roll and roll.get("kind") == "toss":
-        keys = rules.p.get("toss", ["table.toss.heads", "table.toss.tails"])
-        out.append((mark("toss"), t("ui.last_toss", lang, result=t(keys[roll["result"]], lang))))
-    return tuple(out)
-
-
-def _actions(gid: str, game: Any, lang: str) -> tuple[ButtonView, ...]:
-    s, rules = game.state, game.rules
-    out = [ButtonView("undo", "\u21b6", t("ui.undo", lang), "undo"),
-           ButtonView("redo", "\u21b7", t("ui.redo", lang), "redo")]
-    if not s.get("over"):
-        out.append(ButtonView("next", "\u279c", t("ui.next", lang), "next", primary=True))
-        out.append(ButtonView("end", "\u21e5", t("ui.end", lang), "end"))
-        if gid == "res-arcana":
-            out.append(ButtonView("pass", mark("passed"), t("ui.res.pass", lang), "pass"))
-        elif gid == "rise":
-            if rules.phase_id(s) == "restoration" and not s["seats"][s["active"]]["restored"]:
-                out.append(ButtonView("restore2", "", t("ui.rise.restore2", lang), "restore 2", primary=True))
-                out.append(ButtonView("restore1", "", t("ui.rise.restore1", lang), "restore 1", primary=True))
-        elif gid == "astral":
-            out.append(ButtonView("summon", mark("state"), t("table.astral.kind.sbire", lang), "summon"))
-            out.append(ButtonView("power", mark("state"), t("table.astral.kind.pouvoir", lang), "power"))
-    if gid == "rise":
-        out.append(ButtonView("toss", mark("toss"), t("ui.toss", lang), "toss"))
-    return tuple(out)
 
 
 # Notes the middle of the table already shows (whose turn, which phase and its reminder).
@@ -285,44 +96,233 @@ def markup(glyph: str, words: str) -> str:
 ARROWS = ("\u2192", "\u2190")  # Atkinson Hyperlegible has no arrows
 
 
+def marks_text(marks: tuple[tuple[str, str], ...]) -> str:
+    return "   ".join(markup(mark(m), w) for m, w in marks)
+
+
+def _sized(text: str, size: float) -> str:
+    return f"[size={int(size)}]{text}[/size]"
+
+
 # --- widgets -------------------------------------------------------------------------------
-class SeatPanel(BoxLayout):
+class PanelButton(ButtonBehavior, Label):
+    """A button whose box the layout gives; its words shrink to an ellipsis, never out of it."""
+
+    glyph = StringProperty("")
+    word = StringProperty("")
+    kind = OptionProperty("normal", options=("normal", "primary", "selected", "quiet"))
+    command = StringProperty("")
+    action = StringProperty("")
+    stacked = BooleanProperty(True)
+    width_wanted = NumericProperty(0)
+    free = BooleanProperty(False)  # one line as long as it is, never wrapped (a number)
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.bind(glyph=self._words, word=self._words, stacked=self._words)
+        self._words()
+
+    def _words(self, *_args) -> None:
+        if self.glyph or self.word:
+            self.text = compose(self.glyph, self.word, self.stacked)
+
+
+class FitLabel(Label):
+    pass
+
+
+def place(widget: Widget, box: tuple[float, float, float, float]) -> None:
+    """Put a widget on whole pixels: lines and rings drawn around it stay sharp, turned or not."""
+    x0, y0 = round(box[0]), round(box[1])
+    x1, y1 = round(box[0] + max(0.0, box[2])), round(box[1] + max(0.0, box[3]))
+    widget.size_hint = (None, None)
+    widget.pos = (x0, y0)
+    widget.size = (x1 - x0, y1 - y0)
+
+
+class SeatCounter(Widget):
+    """One counter of a seat: a main one (its name, big value, and - and + when there is room)
+    or a small one (name and value; a tap opens the pad). The value shows a pending change as
+    ``27 → 24`` before it is applied."""
+
+    seat = ObjectProperty(None, allownone=True)
+    counter = StringProperty("")
+    name = StringProperty("")
+    glyph = StringProperty("")
+    value = ObjectProperty(None, allownone=True)
+    pending = NumericProperty(0)
+    note = StringProperty("")
+    locked = BooleanProperty(False)
+    main = BooleanProperty(False)
+    width_wanted = NumericProperty(0)
+    font_px = NumericProperty(20)
+    small_px = NumericProperty(16)
+    steppers = BooleanProperty(False)
+
+    __events__ = ("on_step", "on_value_press")
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.title = FitLabel(halign="center", bold=True)
+        self.minus = PanelButton(glyph="\u2212", stacked=False)
+        self.plus = PanelButton(glyph="+", stacked=False)
+        self.value_button = PanelButton(kind="quiet")
+        for w in (self.title, self.minus, self.value_button, self.plus):
+            self.add_widget(w)
+        self.ids = {"title": self.title, "minus": self.minus, "plus": self.plus, "value_button": self.value_button}
+        self.minus.bind(on_release=lambda *_: self.dispatch("on_step", -1))
+        self.plus.bind(on_release=lambda *_: self.dispatch("on_step", 1))
+        self.value_button.bind(on_release=lambda *_: self.dispatch("on_value_press"))
+        self.bind(value=self._show, pending=self._show, note=self._show, locked=self._show, name=self._show,
+                  font_px=self._show, small_px=self._show, glyph=self._show, main=self._show)
+        self._show()
+
+    def _show(self, *_args) -> None:
+        caption = compose(self.glyph, self.name) + (f" {self.note}" if self.note else "")
+        self.title.text = caption
+        if not self.main and len(self.note) > 8:  # a small counter keeps its room for its name
+            caption = compose(self.glyph, self.name)
+        self.title.font_size = self.small_px
+        self.title.color = theme.muted
+        for b in (self.minus, self.plus, self.value_button):
+            b.disabled = self.locked and self.seat is not None  # the table's own numbers: shown plainly
+        self.minus.font_size = self.plus.font_size = max(self.small_px, min(self.font_px * 0.6, sizes.touch * 0.6))
+        if self.main:
+            # Never wrapped: a number split over two lines would show a wrong number.
+            self.value_button.free = not self.pending
+            self.value_button.text = value_markup(self.value, self.pending, self.small_px)
+            self.value_button.font_size = self.font_px if not self.pending else self.font_px * 0.55
+            self.value_button.bold = True
+        else:
+            shown = "?" if self.value is None else str(self.value)
+            if self.pending and self.value is not None:
+                shown = f"{shown}\u2192{self.value + self.pending}"
+            self.value_button.text = f"[b]{shown}[/b]\n{_sized(caption, self.small_px * 0.72)}"
+            self.value_button.font_size = self.font_px
+        self.value_button.kind = "primary" if self.pending else ("quiet" if self.main else "normal")
+
+    def arrange(self, boxes: dict[str, tuple[float, float, float, float]], steppers: bool) -> None:
+        """Put the parts where the panel's plan says (in the panel's frame)."""
+        self.steppers = steppers
+        value = boxes["value"]
+        place(self.value_button, value)
+        for name, widget in (("minus", self.minus), ("plus", self.plus)):
+            if steppers and name in boxes:
+                place(widget, boxes[name])
+                widget.opacity, widget.disabled = 1, self.locked
+            else:
+                place(widget, (value[0], value[1], 0, 0))
+                widget.opacity, widget.disabled = 0, True
+        caption = boxes.get("caption")
+        if caption is not None:
+            place(self.title, caption)
+            self.title.opacity = 1
+        else:
+            place(self.title, (value[0], value[1] + value[3], 0, 0))
+            self.title.opacity = 0
+        parts = [w for w in (self.value_button, self.title, self.minus, self.plus) if w.opacity > 0 and w.width > 0]
+        x0 = min(w.x for w in parts)
+        y0 = min(w.y for w in parts)
+        x1 = max(w.right for w in parts)
+        y1 = max(w.top for w in parts)
+        self.pos, self.size = (x0, y0), (x1 - x0, y1 - y0)
+
+    def on_step(self, delta: int) -> None:
+        pass
+
+    def on_value_press(self) -> None:
+        pass
+
+
+def escape(text: str) -> str:
+    from kivy.utils import escape_markup
+
+    return escape_markup(text)
+
+
+class SeatPanel(Turned):
+    """A seat: its name, its main number(s) big, the other counters, its marks, its menu."""
+
     index = NumericProperty(0)
     header = StringProperty("")
     marks = StringProperty("")  # markup
     active = BooleanProperty(False)
     out = BooleanProperty(False)
     winner = BooleanProperty(False)
-    flipped = BooleanProperty(False)  # on the far side (drawn turned by its row)
-    counter_cols = NumericProperty(1)
-    header_wrap = ObjectProperty(None, allownone=True)  # a width for a long name, None: one line
-    stacked = BooleanProperty(False)  # the seat's buttons under its counters (a narrow panel)
+    banner = ListProperty([0, 0, 0, 0])
+    side = StringProperty("bottom")
 
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.header_label = FitLabel(bold=True, halign="left")
+        self.marks_label = FitLabel(halign="left")
+        self.menu_button = PanelButton(glyph="\u22ef", word=t("ui.table.seat_menu"), action="menu")
+        self.urgent_button = PanelButton(kind="primary", action="")
+        for w in (self.header_label, self.marks_label, self.menu_button, self.urgent_button):
+            self.add_widget(w)
+        self.ids = {"header": self.header_label, "marks": self.marks_label, "menu": self.menu_button,
+                    "urgent": self.urgent_button}
+        self.counters: list[SeatCounter] = []
+        self.plan: PanelPlan | None = None
+        self.bind(header=self._words, marks=self._words, active=self._words, out=self._words)
 
-class TableButton(GlyphButton):
-    command = StringProperty("")
-    action = StringProperty("")
+    @property
+    def flipped(self) -> bool:
+        return self.angle == 180
 
+    def _words(self, *_args) -> None:
+        glyph = mark("active") if self.active else (mark("out") if self.out else "")
+        self.header_label.text = compose(glyph, self.header)
+        self.header_label.color = theme.bg if self.active else (theme.muted if self.out else theme.text)
+        self.marks_label.text = self.marks
+        self.marks_label.color = theme.muted if self.out else theme.text
 
-class SeatButton(TableButton):
-    """A button of one seat's panel (take the edge, deck empty): narrow, its words wrap."""
+    def arrange(self, plan: PanelPlan, head: float, small: float) -> None:
+        self.plan = plan
+        header, marks = plan.header, plan.marks
+        if plan.kind == "one" or (plan.kind == "three" and marks[2] < plan.menu[2]):
+            # The marks follow the name on the header line.
+            marks = header
+            name_w = min(header[2] * 0.45, (len(self.header) + 2) * head * 0.6)
+            header = (header[0], header[1], name_w, header[3])
+            marks = (header[0] + name_w + 6, marks[1], max(0.0, marks[2] - name_w - 6), marks[3])
+        place(self.header_label, header)
+        self.header_label.font_size = min(head, header[3] * 0.8)
+        self.banner = list(header) if self.active else [0, 0, 0, 0]
+        place(self.marks_label, marks)
+        lines = max(1, int(marks[3] // (small * 1.15)))
+        self.marks_label.font_size = min(small, marks[3] * 0.8)
+        self.marks_label.max_lines = lines
+        self.marks_label.shorten = lines == 1
+        self.marks_label.valign = "top" if lines > 1 else "middle"
+        place(self.menu_button, plan.menu)
+        self.menu_button.font_size = min(small * 0.9, plan.menu[2] * 0.2)
+        if plan.urgent[2] > 0 and self.urgent_button.action:
+            place(self.urgent_button, plan.urgent)
+            self.urgent_button.opacity, self.urgent_button.disabled = 1, False
+        else:
+            place(self.urgent_button, (0, 0, 0, 0))
+            self.urgent_button.opacity, self.urgent_button.disabled = 0, True
+        self.urgent_button.font_size = small * 0.9
 
 
 class TableScreen(Screen):
     session = ObjectProperty(None, allownone=True)
     title = StringProperty("")
-    turn = StringProperty("")
+    turn = StringProperty("")  # markup
     phase = StringProperty("")
     reminder = StringProperty("")
+    phase_line = StringProperty("")  # markup: the phase and its reminder
     message = StringProperty("")  # markup: the last answer
     refused = BooleanProperty(False)
     info = StringProperty("")  # markup
+    clock = StringProperty("")
     over = BooleanProperty(False)
     empty = BooleanProperty(True)  # no game yet
     pending = ListProperty([])  # [seat, counter, delta] while a change waits to be applied
     view = ObjectProperty(None, allownone=True)
-    wide = BooleanProperty(True)  # the buttons beside the words, not under them
-    actions_width = NumericProperty(100)
+    strip_box = ListProperty([0, 0, 0, 0])
+    immersive = True  # the app hides its navigation bar here: the table takes the whole window
 
     def __init__(self, **kwargs) -> None:
         load_widgets_kv()
@@ -331,18 +331,52 @@ class TableScreen(Screen):
         super().__init__(**kwargs)
         self._layout_key: tuple = ()
         self._panels: list[SeatPanel] = []
-        self._boxes: dict[tuple[int | None, str], CounterBox] = {}
+        self._boxes: dict[tuple[int | None, str], SeatCounter] = {}
+        self._strip_buttons: list[PanelButton] = []
+        self._shared: list[SeatCounter] = []
         self._commit_event = None
-        self.numpad: NumPad | None = None
-        self._refit = Clock.create_trigger(lambda _dt: self._fit_columns())
-        sizes.bind(orientation=lambda *_: self.refresh(force=True))
-        self.bind(width=self._refit)
-        theme.bind(body=self._refit)
+        self.numpad: Any = None
+        self.menu: Any = None
+        self.card_overlay: Any = None
+        self._relayout = Clock.create_trigger(lambda _dt: self.arrange())
+        self.bind(size=self._relayout)
+        theme.bind(body=self._relayout)
+        sizes.bind(touch=self._relayout)
+        self._ticker = None
 
     def bind_session(self, session: Any) -> None:
         self.session = session
-        session.bind(on_state=lambda *_: self.refresh(), on_result=self._on_result)
+        session.bind(on_state=lambda *_: self.refresh(), on_result=self._on_result, on_scan=self._on_scan)
         self.refresh()
+
+    @property
+    def takes_scans(self) -> bool:
+        """A card laid while the table is shown stays on the table (over it, see show_card);
+        an unknown tag still goes to enrollment."""
+        scan = getattr(self.session, "last_scan", None)
+        return getattr(scan, "status", "") == "card"
+
+    def _on_scan(self, _session: Any, scan: Any) -> None:
+        if self.manager is not None and self.manager.current == self.name and getattr(scan, "status", "") == "card":
+            self.show_card(scan)
+
+    def show_card(self, scan: Any) -> Any:
+        """The card over the middle of the table, turned to the seat that laid it (its reader's
+        seat, else the player whose turn it is)."""
+        from companion.ui.screens.table_popups import CardOverlay
+
+        if self.card_overlay is not None:
+            self.card_overlay.close()
+        seat = scan.seat - 1 if isinstance(getattr(scan, "seat", None), int) and scan.seat > 0 else None
+        game = self.session.game if self.session is not None else None
+        if seat is None and game is not None:
+            seat = game.state.get("active")
+        overlay = CardOverlay(self, scan, angle=self.angle_of(seat))
+        place(overlay, tuple(self.strip_box))
+        overlay._turn()
+        self.add_widget(overlay)
+        self.card_overlay = overlay
+        return overlay
 
     # -- from the session -------------------------------------------------------------------
 
@@ -355,135 +389,342 @@ class TableScreen(Screen):
         if game is None:
             self.view = None
             self.title, self.turn, self.phase, self.reminder, self.info = t("ui.table.empty"), "", "", "", ""
+            self.phase_line = ""
             self._build(None, force)
             return
         view = table_view(game)
         self.view = view
         self.title = view.title
-        self.turn, self.phase, self.reminder, self.over = view.turn, view.phase, view.reminder, view.over
-        self.info = "   ".join(markup(g, w) for g, w in view.info)
+        self.turn = markup(mark(view.turn_mark), view.turn)
+        self.phase, self.reminder, self.over = view.phase, view.reminder, view.over
+        self.info = "   ".join(markup(mark(m), w) for m, w in view.info)
+        self.phase_line = "   ".join(x for x in (
+            f"[b]{escape(view.phase)}[/b]" if view.phase else "", escape(view.reminder), self.info) if x)
         self._build(view, force)
         self._fill(view)
+        self._tick()
+
+    def sides(self) -> list[str]:
+        game = self.session.game if self.session is not None else None
+        if game is None:
+            return []
+        return valid_sides(game.state.get("options", {}).get("sides"), len(game.state["seats"]))
 
     def _build(self, view: TableView | None, force: bool) -> None:
-        """Panels are made once per table (and orientation); changes only update them."""
-        key = (None if view is None else (view.game, tuple(s.name for s in view.seats), len(view.shared)),
-               sizes.orientation, id(self.session.game) if self.session and self.session.game else 0)
+        """Panels are made once per table; changes only update them."""
+        shape = None if view is None else (view.game, tuple(s.name for s in view.seats),
+                                           tuple(c.cid for c in view.shared))
+        key = (shape, id(self.session.game) if self.session and self.session.game else 0)
         if key == self._layout_key and not force:
             return
         self._layout_key = key
-        far, near, shared = self.ids.far_row, self.ids.near_row, self.ids.shared_row
-        for row in (far, near, shared):
-            row.clear_widgets()
-        self._panels, self._boxes = [], {}
+        seats = self.ids.seats
+        seats.clear_widgets()
+        for box in self._shared:
+            self.ids.actions.remove_widget(box)
+        self._panels, self._boxes, self._shared = [], {}, []
         self.cancel_pending()
         if view is None:
+            self.arrange()
             return
-        n = len(view.seats)
-        near_count = (n + 1) // 2 if n > 1 else 1
-        # Table order goes round: the near row left to right, then the far row, which is drawn
-        # turned round, so its first seat is on the right as seen from the near side.
         for seat in view.seats:
-            flipped = seat.index >= near_count
-            panel = Factory.SeatPanel(index=seat.index, flipped=flipped)
+            panel = SeatPanel(index=seat.index)
+            panel.menu_button.bind(on_release=lambda _b, i=seat.index: self.open_seat_menu(i))
+            panel.urgent_button.bind(on_release=self._on_urgent)
             for c in seat.counters:
-                box = self._counter_box(c, flipped)
-                panel.ids.counters.add_widget(box)
-            (far if flipped else near).add_widget(panel)
+                box = SeatCounter(seat=c.seat, counter=c.cid, name=c.name, main=c.main,
+                                  glyph=counter_glyph(view.game, c.cid))
+                box.bind(on_step=self._on_step, on_value_press=self._on_value_press)
+                panel.add_widget(box)
+                panel.counters.append(box)
+                self._boxes[(c.seat, c.cid)] = box
+            seats.add_widget(panel)
             self._panels.append(panel)
-        for c in view.shared:
-            shared.add_widget(self._counter_box(c, False))
-        self._fit_columns()
-
-    def _counter_box(self, c: CounterView, flipped: bool) -> CounterBox:
-        box = CounterBox(seat=c.seat, counter=c.cid, name=c.name, glyph=c.glyph)
-        box.bind(on_step=self._on_step, on_value_press=self._on_value_press)
-        box.flipped = flipped
-        self._boxes[(c.seat, c.cid)] = box
-        return box
+        for c in view.shared:  # the table's own numbers (Ascension's honor pool), in the strip
+            box = SeatCounter(seat=None, counter=c.cid, name=c.name, main=False, locked=True,
+                              glyph=counter_glyph(view.game, c.cid))
+            self.ids.actions.add_widget(box)
+            self._shared.append(box)
+            self._boxes[(None, c.cid)] = box
+        self.arrange()
 
     def _fill(self, view: TableView) -> None:
         for seat, panel in zip(view.seats, self._panels, strict=True):
             panel.header = seat.header
             panel.active, panel.out, panel.winner = seat.active, seat.out, seat.winner
-            panel.marks = "   ".join(markup(g, w) for g, w in seat.marks)
+            panel.marks = marks_text(seat.marks)
             for c in seat.counters:
                 box = self._boxes[(c.seat, c.cid)]
                 box.value, box.note, box.locked = c.value, c.note, c.locked
-            self._seat_buttons(panel, seat.buttons)
+            urgent = next((a for a in seat.actions if a.urgent), None)
+            panel.urgent_button.action = urgent.id if urgent else ""
+            panel.urgent_button.word = urgent.words if urgent else ""
+            panel.urgent_button.glyph = mark(urgent.mark) if urgent else ""
         for c in view.shared:
             box = self._boxes[(None, c.cid)]
             box.value, box.locked = c.value, True
-        self._actions(view.actions)
+        self._strip_actions(view)
         self._show_pending()
-        self._refit()
+        self.arrange()
 
-    def _seat_buttons(self, panel: SeatPanel, buttons: tuple[ButtonView, ...]) -> None:
-        row = panel.ids.seat_buttons
-        if [b.command for b in row.children[::-1]] == [b.command for b in buttons]:
+    # -- where everything goes --------------------------------------------------------------
+
+    def _fonts(self) -> tuple[float, float]:
+        return theme.heading, theme.small
+
+    def arrange(self) -> None:
+        """Place the panels and the strip for the window as it is now (nothing scrolls)."""
+        width, height = self.width, self.height
+        if width <= 1 or height <= 1:
             return
-        row.clear_widgets()
-        for b in buttons:
-            button = SeatButton(glyph=b.glyph, word=b.word, command=b.command, action=b.id)
-            button.bind(on_release=self._on_action)
-            row.add_widget(button)
+        touch, mm = sizes.touch, sizes.mm
+        head, small = self._fonts()
+        buttons = self._strip_buttons
+        gap = max(3.0, mm)
+        row_w = sum(b.width_wanted for b in buttons) + gap * (len(buttons) + 1) + \
+            len(self._shared) * (touch * 1.7 + gap)
+        view = self.view
+        # The strip's words keep the window's size at any text scale: a larger one would take the
+        # seats' room, and the numbers come first (the other screens follow the text scale).
+        line = min(max(small, theme.body), theme.base) * 1.3
+        strip_text_h = 3 * line + gap
+        sides = self.sides()
+        if view is None or not self._panels or len(sides) != len(self._panels):
+            self.strip_box = [0, 0, width, height]
+            self._arrange_strip((0, 0, width, height), rows=1, line=line)
+            return
+        mains = max(1, sum(1 for c in view.seats[0].counters if c.main))
+        chips = sum(1 for c in view.seats[0].counters if not c.main)
+        wanted = panel_thickness(touch, mm, min(head, 30.0), min(small, 22.0), mains, big=True)
+        digits = max([len(str(abs(c.value))) if isinstance(c.value, int) else 1
+                      for s in view.seats for c in s.counters if c.main] + [1])
 
-    def _actions(self, actions: tuple[ButtonView, ...]) -> None:
+        def packed_width(rows: int) -> float:
+            """The narrowest strip that holds its buttons in ``rows`` rows."""
+            lo, hi = touch + 2 * gap, row_w + gap
+            for _ in range(12):
+                mid = (lo + hi) / 2
+                lo, hi = (lo, mid) if len(self._pack(mid)) <= rows else (mid, hi)
+            return hi
+
+        def attempt(rows: int, short: float = 1.0, strict: bool = True) -> tuple[float, list, tuple, list] | None:
+            frames, centre = table_frames(width, height, sides, (min(packed_width(rows), width),
+                                                                strip_text_h + rows * (touch + gap)), wanted,
+                                          wanted * short)
+            if strict and len(self._pack(centre[2])) > rows:
+                return None
+            plans = []
+            for f in frames:
+                head_f, small_f = self._panel_fonts(f.h)
+                plans.append(plan_panel(f.w, f.h, mains=mains, chips=chips, digits=digits, touch=touch, mm=mm,
+                                        head=head_f, small=small_f, urgent=self._has_urgent()))
+            return min(p.score for p in plans), frames, centre, plans
+
+        # The strip's buttons in as many rows, and the bands on the short edges as thick, as give
+        # every seat the largest number.
+        tries = [a for a in (attempt(r, k) for r in (1, 2, 3, 4) for k in (1.0, 0.85, 0.7, 0.55, 0.4))
+                 if a is not None]
+        font, frames, centre, plans = max(tries, key=lambda a: a[0]) if tries else attempt(4, strict=False)
+        rows = len(self._pack(centre[2]))
+        self.strip_box = list(centre)
+        # Every player gets the same size of number: the smallest that every panel holds.
+        font = min(p.main_font for p in plans)
+        for f, plan, panel in zip(frames, plans, self._panels, strict=True):
+            plan.main_font = font
+            head_f, small_f = self._panel_fonts(f.h)
+            place(panel, f.box)
+            panel.angle = f.angle
+            panel.side = f.side
+            panel._turn()
+            panel.arrange(plan, head_f, small_f)
+            k = 0
+            for box in panel.counters:
+                box.small_px = small_f
+                if box.main:
+                    box.font_px = font
+                    box.arrange(plan.mains[k], plan.steppers)
+                    k += 1
+                else:
+                    j = panel.counters.index(box) - mains
+                    chip = plan.chips[j] if j < len(plan.chips) else (0, 0, 0, 0)
+                    # Three lines (the value, a name on two lines) always fit the chip.
+                    box.font_px = min(small_f * 1.2, chip[3] * 0.3)
+                    box.small_px = min(small_f * 0.9, chip[3] * 0.26)
+                    box.arrange({"value": chip}, False)
+        self._arrange_strip(centre, rows, line)
+        if self.card_overlay is not None:
+            place(self.card_overlay, tuple(centre))
+
+    def _panel_fonts(self, across: float) -> tuple[float, float]:
+        """The name's and the small words' sizes in a panel: the theme's (text scale included)
+        as far as the panel holds them next to its numbers."""
+        head, small = self._fonts()
+        return max(14.0, min(head, across * 0.15, 28.0)), max(12.0, min(small, across * 0.11, 22.0))
+
+    def _has_urgent(self) -> bool:
+        """Whether the game has actions its rules wait for, that a seat shows on itself."""
+        game = self.session.game if self.session is not None else None
+        return game is not None and any(a.get("urgent") for a in game.data.present.get("actions", []))
+
+    def _strip_actions(self, view: TableView) -> None:
+        s = self.session.game.state if self.session and self.session.game else {}
+        wanted = [("menu", "\u2630", t("ui.table.menu"), "", False),
+                  ("undo", "\u21b6", t("ui.undo"), "undo", False),
+                  ("redo", "\u21b7", t("ui.redo"), "redo", False)]
+        if not view.over:
+            wanted += [("next", "\u279c", t("ui.next"), "next", True), ("end", "\u21e5", t("ui.end"), "end", False)]
+        wanted += [(a.id, mark(a.mark), a.words, a.commands[0] if a.commands else "", False) for a in view.actions]
+        if [b.action for b in self._strip_buttons] == [w[0] for w in wanted] and s:
+            return
         bar = self.ids.actions
-        if [(b.command, b.word) for b in bar.children[::-1]] == [(a.command, a.word) for a in actions]:
-            return
-        bar.clear_widgets()
-        for a in actions:
-            button = TableButton(glyph=a.glyph, word=a.word, command=a.command, action=a.id, stacked=True,
-                                  kind="primary" if a.primary else "normal")
-            button.bind(on_release=self._on_action)
-            bar.add_widget(button)
+        for b in self._strip_buttons:
+            bar.remove_widget(b)
+        self._strip_buttons = []
+        for action_id, glyph, word, command, primary in wanted:
+            b = PanelButton(glyph=glyph, word=word, command=command, action=action_id,
+                            kind="primary" if primary else "normal")
+            b.bind(on_release=self._on_action)
+            bar.add_widget(b)
+            self._strip_buttons.append(b)
+        self._size_strip_buttons()
 
-    def _fit_columns(self) -> None:
-        """As many panels side by side as the width allows, as many counters in each."""
-        width = max(1.0, self.width - theme.gap)
-        counter_w = 2 * sizes.touch + theme.heading * 4.6 + 16
-        panel_min = counter_w + theme.gap * 2
-        for row in (self.ids.far_row, self.ids.near_row):
-            count = max(1, len(row.children))
-            row.cols = max(1, min(count, int(width // panel_min)))
-            panel_w = width / row.cols
-            for panel in row.children:
-                buttons = panel.ids.seat_buttons.width
-                # The seat's own buttons go beside the counters when a counter still fits next
-                # to them, under the counters otherwise.
-                panel.stacked = panel_w - theme.gap - buttons < counter_w
-                fits = int((panel_w - theme.gap - (0 if panel.stacked else buttons)) // counter_w)
-                panel.counter_cols = max(1, min(len(panel.ids.counters.children), fits))
-                # Glyph widths vary: about 0.62 em a letter for bold Atkinson Hyperlegible.
-                long = len(panel.header) * theme.heading * 0.62 > panel_w * 0.6
-                panel.header_wrap = panel_w * 0.6 if long else None
-        shared = self.ids.shared_row
-        shared.cols = max(1, min(len(shared.children) or 1, int(width // counter_w)))
-        # The action buttons: two columns beside the words when the words keep 55 % of the width.
-        buttons = self.ids.actions.children
-        widest = max([b.width for b in buttons] or [sizes.touch])
-        two_cols = 2 * widest + theme.gap
-        self.wide = two_cols < width * 0.45
-        self.actions_width = two_cols + 1 if self.wide else width
+    def _size_strip_buttons(self) -> None:
+        small = max(12.0, min(theme.small, 20.0))
+        for b in self._strip_buttons:
+            b.font_size = small
+            longest = max(len(b.word), 2)
+            b.width_wanted = max(sizes.touch, min(longest * small * 0.56 + 12, sizes.touch * 2.2))
+
+    def _pack(self, width: float) -> list[list[Any]]:
+        """The strip's buttons (and shared counters) in rows that fit ``width``."""
+        gap = max(3.0, sizes.mm)
+        for box in self._shared:
+            box.width_wanted = sizes.touch * 1.7
+        rows: list[list[Any]] = [[]]
+        used = gap
+        for b in [*self._strip_buttons, *self._shared]:
+            need = max(sizes.touch, b.width_wanted) + gap
+            if rows[-1] and used + need > width:
+                rows.append([])
+                used = gap
+            rows[-1].append(b)
+            used += need
+        return rows
+
+    def _arrange_strip(self, box: tuple[float, float, float, float], rows: int, line: float) -> None:
+        x, y, w, h = box
+        gap = max(3.0, sizes.mm)
+        ids = self.ids
+        if self.empty:
+            for lab in (ids.phase_label, ids.message_label, ids.clock_label):
+                place(lab, (x, y, 0, 0))
+            place(ids.turn_label, (x + gap, y + h / 2, w - 2 * gap, line * 1.2))
+            ids.turn_label.font_size = theme.heading
+            place(ids.go_home, (x + w / 2 - sizes.touch, y + h / 2 - sizes.touch * 1.2, sizes.touch * 2, sizes.touch))
+            ids.go_home.font_size = theme.small
+            return
+        place(ids.go_home, (x, y, 0, 0))
+        self._size_strip_buttons()
+        touch = sizes.touch
+        # Buttons at the bottom of the strip, in centred rows, each at least a touch target.
+        packed = self._pack(w)
+        rows = len(packed)
+        line = max(12.0, min(line, (h - rows * (touch + gap) - 1.5 * gap) / 3))
+        # A tall strip (a big window) keeps its words and buttons together, in its middle.
+        spare = max(0.0, h - rows * (touch + gap) - 3 * line - 2 * gap)
+        # A narrow, tall strip (a screen held upright) gives each line of words a second line.
+        each = 2 if w < (line / 1.3) * 24 and spare >= 4 * line else 1
+        row_y = y + gap + max(0.0, spare - (4 * line if each == 2 else 0)) / 2
+        for r, row in enumerate(packed):
+            total = sum(b.width_wanted for b in row) + gap * (len(row) - 1)
+            scale = max(min(1.0, (w - 2 * gap) / total) if total else 1.0, 0.0)
+            bx = x + max(0.0, (w - total * scale) / 2)
+            yy = row_y + (rows - 1 - r) * (touch + gap)
+            for b in row:
+                bw = max(touch, b.width_wanted * scale)
+                if isinstance(b, SeatCounter):
+                    b.font_px, b.small_px = min(theme.small * 1.2, touch * 0.3), min(theme.small * 0.9, touch * 0.26)
+                    b.arrange({"value": (bx, yy, bw, touch)}, False)
+                else:
+                    place(b, (bx, yy, bw, touch))
+                bx += bw + gap * scale
+        text_y = row_y + rows * (touch + gap)
+        font = line / 1.3
+        if each == 1:  # the clock at the end of the turn's line
+            clock_w = min(w * 0.25, font * 5)
+            top = text_y + 3 * line
+            place(ids.turn_label, (x + gap, top - line, w - 2 * gap - clock_w, line))
+            place(ids.clock_label, (x + w - gap - clock_w, top - line, clock_w, line))
+            place(ids.phase_label, (x + gap, top - 2 * line, w - 2 * gap, line))
+        else:  # the clock on a line of its own, under the turn's two
+            top = text_y + 7 * line
+            place(ids.turn_label, (x + gap, top - 2 * line, w - 2 * gap, 2 * line))
+            place(ids.clock_label, (x + gap, top - 3 * line, w - 2 * gap, line))
+            place(ids.phase_label, (x + gap, top - 5 * line, w - 2 * gap, 2 * line))
+        place(ids.message_label, (x + gap, text_y, w - 2 * gap, each * line))
+        for lab in (ids.turn_label, ids.phase_label, ids.message_label):
+            lab.max_lines = each
+            lab.shorten = each == 1
+            lab.valign = "top" if each > 1 else "middle"
+        ids.turn_label.font_size = min(theme.heading, font * (1.1 if each == 1 else 0.95))
+        for lab in (ids.phase_label, ids.message_label, ids.clock_label):
+            lab.font_size = font * 0.9
+
+    # -- the turn clock ---------------------------------------------------------------------
+
+    def on_enter(self, *_args) -> None:
+        if self._ticker is None:
+            self._ticker = Clock.schedule_interval(lambda _dt: self._tick(), 1.0)
+        self._tick()
+
+    def on_leave(self, *_args) -> None:
+        self.commit_pending()
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+
+    def _tick(self) -> None:
+        game = self.session.game if self.session is not None else None
+        if game is None or game.state.get("over") or game.state.get("active") is None:
+            self.clock = ""
+            return
+        seconds = max(0, int(time.time() - float(game.state["clock"]["turn"])))
+        m, s = divmod(seconds, 60)
+        self.clock = compose("\u25f7", f"{m}:{s:02d}")
 
     # -- intents ---------------------------------------------------------------------------
+
+    def invite_phones(self) -> None:
+        from kivy.app import App
+
+        from companion.ui.screens.phones import invite
+
+        invite(App.get_running_app().runtime)
 
     def send(self, command: str | Intent) -> Result | None:
         if self.session is None:
             return None
         return self.session.apply(command, source="touch")
 
-    def _on_action(self, button: TableButton) -> None:
+    def _on_action(self, button: PanelButton) -> None:
         self.commit_pending()
-        if button.command == "undo":
+        if button.action == "menu":
+            self.open_menu()
+        elif button.command == "undo":
             self.session.undo()
         elif button.command == "redo":
             self.session.redo()
         else:
             self.send(button.command)
 
-    def _on_step(self, box: CounterBox, delta: int) -> None:
+    def _on_urgent(self, button: PanelButton) -> None:
+        panel = button.parent
+        seat = self.view.seats[panel.index] if self.view else None
+        action = next((a for a in seat.actions if a.id == button.action), None) if seat else None
+        if action is not None:
+            self.run_action(action, panel.angle)
+
+    def _on_step(self, box: SeatCounter, delta: int) -> None:
         if self.pending and (self.pending[0], self.pending[1]) != (box.seat, box.counter):
             self.commit_pending()
         if box.value is None:
@@ -495,23 +736,80 @@ class TableScreen(Screen):
         self._show_pending()
         self._arm()
 
-    def _on_value_press(self, box: CounterBox) -> None:
+    def _on_value_press(self, box: SeatCounter) -> None:
+        if box.seat is None:  # the table's own numbers follow the seats' changes
+            return
         if self.pending and (self.pending[0], self.pending[1]) == (box.seat, box.counter):
             self.commit_pending()
             return
         self.commit_pending()
         self.open_numpad(box)
 
-    def open_numpad(self, box: CounterBox) -> NumPad:
+    def angle_of(self, seat: int | None) -> int:
+        if seat is None or not 0 <= seat < len(self._panels):
+            return 0
+        return int(self._panels[seat].angle)
+
+    def open_numpad(self, box: SeatCounter) -> Any:
+        from companion.ui.screens.table_popups import CounterPad
+
         who = self.session.seat_names[box.seat] if box.seat is not None else t("table.shared")
-        pad = NumPad(on_submit=lambda value: self.send(
-            Intent("counter", box.seat, {"counter": box.counter, "amount": value, "mode": "="})),
-            title=t("ui.type_for", name=who, counter=box.name), current=box.value,
-            flipped=bool(getattr(box, "flipped", False)))
+
+        def submit(value: int, mode: str) -> None:
+            self.send(Intent("counter", box.seat, {"counter": box.counter, "amount": value, "mode": mode}))
+
+        pad = CounterPad(on_submit=submit, title=t("ui.type_for", name=who, counter=box.name), current=box.value,
+                         angle=self.angle_of(box.seat))
         self.numpad = pad
         pad.bind(on_dismiss=lambda *_: setattr(self, "numpad", None))
         pad.open()
         return pad
+
+    def open_seat_menu(self, seat: int) -> Any:
+        from companion.ui.screens.table_popups import SeatMenu
+
+        self.commit_pending()
+        view = self.view.seats[seat] if self.view else None
+        if view is None:
+            return None
+        menu = SeatMenu(screen=self, seat=view, angle=self.angle_of(seat))
+        self.menu = menu
+        menu.bind(on_dismiss=lambda *_: setattr(self, "menu", None))
+        menu.open()
+        return menu
+
+    def open_menu(self) -> Any:
+        from companion.ui.screens.table_popups import TableMenu
+
+        menu = TableMenu(screen=self)
+        self.menu = menu
+        menu.bind(on_dismiss=lambda *_: setattr(self, "menu", None))
+        menu.open()
+        return menu
+
+    def run_action(self, action: ActionView, angle: int = 0, answers: dict[str, Any] | None = None) -> Any:
+        """An action of a seat: ask its questions (turned to that seat), then send its lines."""
+        from companion.ui.screens.table_popups import ActionAsk
+
+        if action.ask:
+            ask = ActionAsk(screen=self, action=action, angle=angle)
+            self.menu = ask
+            ask.bind(on_dismiss=lambda *_: setattr(self, "menu", None))
+            ask.open()
+            return ask
+        return self.send_lines(action.command_lines(answers))
+
+    def send_lines(self, lines: list[str]) -> Result | None:
+        result = None
+        for line in lines:
+            result = self.send(line)
+            if result is None or not result.ok:
+                break
+        return result
+
+    def show_screen(self, name: str) -> None:
+        if self.manager is not None and self.manager.has_screen(name):
+            self.manager.current = name
 
     def _arm(self) -> None:
         if self._commit_event is not None:
@@ -542,25 +840,71 @@ class TableScreen(Screen):
         for (seat, cid), box in self._boxes.items():
             box.pending = self.pending[2] if self.pending and (self.pending[0], self.pending[1]) == (seat, cid) else 0
 
-    def on_leave(self, *_args) -> None:
-        self.commit_pending()
-
-    # -- reading, for tests and keys --------------------------------------------------------
+    # -- reading, for tests, keys and the layout report ----------------------------------------
 
     def panel(self, seat: int) -> SeatPanel:
         return self._panels[seat]
 
-    def counter_box(self, seat: int | None, cid: str) -> CounterBox:
+    def counter_box(self, seat: int | None, cid: str) -> SeatCounter:
         return self._boxes[(seat, cid)]
 
-    def action(self, action_id: str) -> TableButton | None:
-        for bar in [self.ids.actions, *(p.ids.seat_buttons for p in self._panels)]:
-            for b in bar.children:
-                if b.action == action_id:
-                    return b
+    def action(self, action_id: str) -> PanelButton | None:
+        for b in self._strip_buttons:
+            if b.action == action_id:
+                return b
         return None
 
-    def seat_action(self, seat: int, action_id: str) -> TableButton | None:
-        return next((b for b in self._panels[seat].ids.seat_buttons.children if b.action == action_id), None)
+    def seat_action(self, seat: int, action_id: str) -> PanelButton | None:
+        b = self._panels[seat].urgent_button
+        return b if b.action == action_id and b.opacity > 0 else None
 
+    def focus_order(self) -> list[Widget]:
+        out: list[Widget] = []
+        for panel in self._panels:
+            for box in panel.counters:
+                out += [w for w in (box.minus, box.value_button, box.plus) if w.opacity > 0]
+            out += [panel.urgent_button, panel.menu_button]
+        return out + list(self._strip_buttons)
 
+    def layout_report(self) -> dict[str, Any]:
+        """Every counter and button of the table with its box in window pixels (see
+        ``python -m companion screenshots --layout``)."""
+        from kivy.core.window import Window
+
+        def box_of(w: Widget) -> list[float]:
+            # Image coordinates (origin at the top left), as in the PNG beside the report.
+            xs, ys = zip(*(w.to_window(*p) for p in ((w.x, w.y), (w.right, w.top))), strict=True)
+            return [round(min(xs), 1), round(Window.height - max(ys), 1),
+                    round(abs(xs[1] - xs[0]), 1), round(abs(ys[1] - ys[0]), 1)]
+
+        items: list[dict[str, Any]] = []
+        for panel in self._panels:
+            seat = panel.index + 1
+            for box in panel.counters:
+                items.append({"role": "counter", "seat": seat, "name": box.counter, "main": box.main,
+                              "box": box_of(box.value_button), "font_px": round(float(box.value_button.font_size), 1),
+                              "text": "?" if box.value is None else str(box.value)})
+            for box in panel.counters:
+                for part, w in (("-", box.minus), ("+", box.plus), ("", box.value_button)):
+                    if w.opacity > 0 and w.width > 0:
+                        items.append({"role": "button", "seat": seat, "name": f"{box.counter}{part or '='}",
+                                      "box": box_of(w)})
+            for w in (panel.menu_button, panel.urgent_button):
+                if w.opacity > 0 and w.width > 0:
+                    items.append({"role": "button", "seat": seat, "name": w.action or "menu", "box": box_of(w)})
+            items.append({"role": "panel", "seat": seat, "name": panel.side, "box": box_of(panel),
+                          "angle": int(panel.angle)})
+            items.append({"role": "label", "seat": seat, "name": "name", "box": box_of(panel.header_label),
+                          "font_px": round(float(panel.header_label.font_size), 1), "text": panel.header})
+        for b in self._strip_buttons:
+            items.append({"role": "button", "seat": None, "name": b.action, "box": box_of(b)})
+        for box in self._shared:
+            items.append({"role": "counter", "seat": None, "name": box.counter, "main": False,
+                          "box": box_of(box.value_button), "font_px": round(float(box.value_button.font_size), 1),
+                          "text": "?" if box.value is None else str(box.value)})
+        for lab in ("turn_label", "phase_label", "message_label", "clock_label"):
+            w = self.ids[lab]
+            items.append({"role": "label", "seat": None, "name": lab, "box": box_of(w),
+                          "font_px": round(float(w.font_size), 1)})
+        return {"window": [int(Window.width), int(Window.height)], "mm_px": round(sizes.mm, 3),
+                "touch_px": sizes.touch, "digit_height": DIGIT_HEIGHT, "items": items}

@@ -1,0 +1,58 @@
+"""Text from a tag, a wire or a user's file, made safe to print, log, speak or show.
+
+Such text is hostile input: an NDEF record type or a Text record's language code can hold ESC
+sequences that retitle a terminal, clear the screen or move the cursor, and bidirectional
+overrides make a line read differently from what it holds (and confuse screen readers). Every
+front end passes such text through ``printable`` before it reaches a terminal, a log line, the
+voice or a label. No Kivy, no I/O: the console, the app and the CLI all call it.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+# Unicode categories that never belong in a line shown to a person: controls (C0, C1, DEL),
+# format characters (bidi overrides and isolates, zero-width joiners), line and paragraph
+# separators, surrogates, private use and unassigned code points.
+_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
+# A cap for one field: a tag holds under 1 KB, so anything longer is noise or an attack on
+# the screen reader's patience.
+DEFAULT_LIMIT = 2000
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def printable(text: object, limit: int | None = DEFAULT_LIMIT, keep_newlines: bool = False) -> str:
+    """``text`` with every control, format or unassigned character shown as its escape
+    (``\\x1b``), so a person sees that something odd was there and nothing acts on the terminal.
+    Tabs become spaces; newlines stay only when ``keep_newlines``. Longer than ``limit``
+    characters: cut, with an ellipsis."""
+    value = text if isinstance(text, str) else str(text)
+    out: list[str] = []
+    for ch in value:
+        if ch == "\t":
+            out.append(" ")
+        elif ch == "\n" and keep_newlines:
+            out.append(ch)
+        elif ch.isascii() and ch.isprintable():
+            out.append(ch)
+        elif unicodedata.category(ch) in _UNSAFE_CATEGORIES:
+            out.append(_escape(ch))
+        else:
+            out.append(ch)
+    result = "".join(out)
+    if limit is not None and len(result) > limit:
+        result = result[: max(0, limit - 1)] + "…"
+    return result
+
+
+def is_printable(text: str) -> bool:
+    """Whether ``printable`` would leave ``text`` as it is (newlines allowed)."""
+    return printable(text, limit=None, keep_newlines=True) == text

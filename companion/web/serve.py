@@ -1,0 +1,96 @@
+"""``python -m companion serve``: the table with no window, the players' phones as its screens.
+
+Runs a game (``--game``/``--players`` or ``--resume``), the readers (``--reader PATH@SEAT``), and the
+phone server; with ``--json`` the first line printed is the invitation (URL, one join link and
+token per seat, the spectator link). Binds to 127.0.0.1 unless ``--lan`` or ``--host`` says
+otherwise: phones on the Wi-Fi need ``--lan``. Runs until Ctrl-C or SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import queue
+import signal
+import sys
+import threading
+from typing import Any
+
+from companion.i18n import language, t
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--game", help="the game: vtes, ascension, res-arcana, rise or astral")
+    p.add_argument("--players", help='player names in table order, e.g. "Ann,Bob"')
+    p.add_argument("--seed", type=int, help="seed of the random draws")
+    p.add_argument("--resume", type=int, metavar="ID", help="go on with a saved game")
+    p.add_argument("--journal", help="SQLite journal (default: the user data directory's games.sqlite3)")
+    p.add_argument("--host", help="address to listen on (default 127.0.0.1; with --lan, this machine's LAN address)")
+    p.add_argument("--lan", action="store_true", help="let phones on the same network join (listens on the LAN)")
+    p.add_argument("--port", type=int, default=8765, help="port (0: any free one); default 8765")
+    p.add_argument("--reader", action="extend", nargs="+", default=[], metavar="PATH[@SEAT]",
+                   help="reader path, @SEAT binds it to a seat (its cards are private once that seat has a phone)")
+    p.add_argument("--json", action="store_true", help="print the invitation as one JSON line first")
+    p.add_argument("--speak", action="store_true", help="speak on this machine's loudspeaker too")
+
+
+def run(args: argparse.Namespace) -> int:
+    from companion.play.runtime import Runtime
+    from companion.web.invite import lan_address
+    from companion.web.server import PhoneServer
+
+    lang = language()
+    runtime = Runtime(journal_path=args.journal, lang=lang, speak=args.speak)
+    laid: queue.Queue[Any] = queue.Queue()
+    runtime.scans.deliver = laid.put  # reader threads only queue; cards are laid on this thread
+    try:
+        if args.reader:
+            try:
+                runtime.scans.open(args.reader)
+            except ValueError as exc:
+                print(t("error.bad_reader", path=str(exc)), file=sys.stderr)
+                return 2
+        threading.Thread(target=runtime.load_cards, daemon=True, name="cards").start()
+        session = runtime.session
+        if args.resume is not None:
+            result = session.resume(args.resume, source="key")
+        elif args.game:
+            names = [n.strip() for n in (args.players or "").split(",") if n.strip()]
+            result = session.new_game(args.game, names, seed=args.seed, source="key")
+        else:
+            print(t("phones.need_game"), file=sys.stderr)
+            return 2
+        if not result.ok:
+            print(t("console.table_error", error=result.reason_text(lang)), file=sys.stderr)
+            return 2
+        host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
+        public = lan_address() if host in ("0.0.0.0", "::") else host
+        server = PhoneServer(runtime, host=host, port=args.port, public_host=public)
+        try:
+            server.start()
+        except OSError as exc:
+            print(t("phones.cannot_listen", host=host, port=args.port, error=str(exc)), file=sys.stderr)
+            return 2
+        invitation = server.invitations()
+        if args.json:
+            print(json.dumps(invitation, ensure_ascii=False), flush=True)
+        else:
+            print(t("phones.serving", url=invitation["url"]), flush=True)
+            for seat in invitation["seats"]:
+                print(f"  {seat['seat']} {seat['name']}: {seat['join']}  ({t('phones.code', code=seat['code'])})",
+                      flush=True)
+            print(f"  {t('phones.spectator', url=invitation['spectator'])}", flush=True)
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        try:
+            while not stop.is_set():
+                try:
+                    runtime.lay(laid.get(timeout=0.2))
+                except queue.Empty:
+                    continue
+        except KeyboardInterrupt:
+            pass
+        server.stop()
+        return 0
+    finally:
+        runtime.close()

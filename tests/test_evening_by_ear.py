@@ -1,0 +1,151 @@
+"""A whole short game of each of the five games by ear, in the console as a blind player starts
+it: choose the game and the players, hear the opening, ask for help (short, then "plus"), play,
+look up a rule, change the verbosity, read the table, undo, quit (the game's number is said),
+resume and read the table again. What is said is captured from the voice (a stand-in espeak-ng).
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.speech_capture import capture_env, spoken
+
+pytestmark = pytest.mark.timeout(120)
+
+# game: (players, a change that stays, what the reading says of it after a resume, a rule word,
+#        the title the rule answer starts with)
+GAMES = {
+    "vtes": ("Ann,Bob,Cy", "pool 2 -3", "Bob : pool vingt-sept", "edge", "Avantage"),
+    "ascension": ("Ann,Bob", "honor 2 +3", "Bob : honneur trois", "honneur", "Honneur"),
+    "res-arcana": ("Ann,Bob", "or 2 +2", "Bob :", "essence", "Essence"),
+    "rise": ("Ann,Bob", "coins 2 +3", "Bob :", "pieces", "Pièce"),
+    "astral": ("Ann,Bob", "stars 2 +2", "Bob :", "etoiles", "Étoile"),
+}
+
+
+def console(tmp_path: Path, env: dict, lines: list[str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "companion", "console", "--speak", "--seed", "1",
+                           "--journal", str(tmp_path / "games.sqlite3"), *args],
+                          input="".join(x + "\n" for x in lines), capture_output=True, text=True, timeout=100,
+                          env=env)
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_a_whole_game_by_ear_in_the_console(tmp_path: Path, game: str) -> None:
+    players, change, reading, word, title = GAMES[game]
+    env, log = capture_env(tmp_path)
+    first = console(tmp_path, env, ["aide", "plus", change, "next", f"regle {word}", "plus", "verbosite court",
+                                     "table", "undo", "quitter", "pool 1 -1"],
+                    "--game", game, "--players", players)
+    assert first.returncode == 0, first.stderr
+    assert "Traceback" not in first.stderr
+    said = spoken(log)
+    texts = [text for _voice, text in said]
+    assert all(voice.startswith("fr") or voice.startswith("en") for voice, _ in said), said
+    # the opening: the game's number and how to get help, said, not only printed
+    opening = next(i for i, x in enumerate(texts) if x.startswith("Partie numéro un :"))
+    assert "Aide pour l'aide" in texts[opening]
+    # help, short first (this game's name and an example), then "plus" says the counters
+    help_at = next(i for i, x in enumerate(texts) if x.startswith("Commandes de "))
+    assert "Plus pour la suite." in texts[help_at]
+    assert texts[help_at + 1].startswith("Compteurs : ")
+    # a rule by ear: the best entry's first sentence, then the rest on "plus"
+    rule_at = next(i for i, x in enumerate(texts) if x.startswith(title)), texts
+    assert "glossaire" in texts[rule_at[0]]
+    assert texts.index("Verbosité : court.") > rule_at[0]
+    # the short table reading leaves counters at zero out: no "zéro" in it
+    after = texts[texts.index("Verbosité : court.") + 1:]
+    table = next(x for x in after if x.startswith("Manche un"))
+    seats = after[after.index(table) + 1:after.index(table) + 1 + len(players.split(","))]
+    # (the counters come before the first full stop; marks after it may count actions left)
+    assert seats and not any(" zéro" in x.split(".")[0] for x in seats), seats
+    # the undo says what it undid (the phase went back)
+    assert any(x.startswith("Annulé.") for x in after), after
+    # quitting says goodbye and the game's number; nothing typed after "quitter" is played
+    assert texts[-1].startswith("Au revoir. La partie numéro un est enregistrée"), texts[-1]
+    assert "Au revoir. La partie n° 1 est enregistrée" in first.stdout
+    assert "pool 1 -1" not in first.stdout and "Ann : pool -1" not in first.stdout
+    # printed lines suit a braille display: readings with digits, no raw codes
+    assert "[" not in "".join(x for x in first.stdout.splitlines() if x.startswith("Commandes"))
+
+    before = len(said)
+    second = console(tmp_path, env, ["table complet", "quitter"], "--resume", "1")
+    assert second.returncode == 0, second.stderr
+    again = [text for _voice, text in spoken(log)[before:]]
+    assert any(x.startswith("Partie n° un reprise") for x in again), again
+    assert any(x.startswith(reading) for x in again), (reading, again)
+    assert again[-1].startswith("Au revoir. La partie numéro un"), again
+
+
+def test_history_back_and_forth_and_verbosity_words(tmp_path: Path) -> None:
+    env, log = capture_env(tmp_path)
+    run = console(tmp_path, env, ["pool 2 -3", "pool 3 -1", "precedent", "precedent", "apres", "apres", "apres",
+                                  "verbosite", "verbosite complet", "quitter"],
+                  "--game", "vtes", "--players", "Ann,Bob,Cy")
+    assert run.returncode == 0, run.stderr
+    texts = [text for _voice, text in spoken(log)]
+    start = texts.index("Bob, pool, moins trois, reste vingt-sept.")
+    assert texts[start:start + 6] == [
+        "Bob, pool, moins trois, reste vingt-sept.", "Cy, pool, moins un, reste vingt-neuf.",
+        "Bob, pool, moins trois, reste vingt-sept.",  # back one
+        "Partie numéro un : Vampire : la Lutte Éternelle. Tapez une commande, puis Entrée. Aide pour l'aide, "
+        "quitter pour finir.",  # back two
+        "Bob, pool, moins trois, reste vingt-sept.",  # forward
+        "Cy, pool, moins un, reste vingt-neuf.",  # forward again: the newest
+    ], texts[start:]
+    assert texts[start + 6] == "Dernier message."
+    assert "Verbosité : court, normal ou complet. Maintenant : normal." in texts
+    assert "Verbosité : complet." in texts
+
+
+def test_console_flags_for_the_voice(tmp_path: Path) -> None:
+    env, log = capture_env(tmp_path)
+    run = console(tmp_path, env, ["verbosite", "quitter"], "--game", "vtes", "--players", "Ann,Bob,Cy",
+                  "--verbosity", "short", "--voice", "en", "--rate", "200")
+    assert run.returncode == 0, run.stderr
+    said = spoken(log)
+    assert ("en", "Verbosité : court, normal ou complet. Maintenant : court.") in said, said
+
+
+def test_ctrl_d_ends_the_console_and_says_the_game_number(tmp_path: Path) -> None:
+    # A real terminal: Ctrl-D at the prompt ends the console (a piped script ends at its end).
+    env, log = capture_env(tmp_path)
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "companion", "console", "--speak", "--game", "vtes",
+                             "--players", "Ann,Bob", "--seed", "1", "--journal", str(tmp_path / "g.sqlite3")],
+                            stdin=follower, stdout=follower, stderr=follower, env=env, close_fds=True)
+    os.close(follower)
+    out = b""
+
+    def read_until(marker: bytes, seconds: float = 60) -> None:
+        nonlocal out
+        deadline = time.monotonic() + seconds
+        while marker not in out and time.monotonic() < deadline:
+            ready, _, _ = select.select([leader], [], [], 0.2)
+            if ready:
+                try:
+                    out += os.read(leader, 4096)
+                except OSError:
+                    return
+
+    try:
+        read_until(b"Aide pour l'aide")
+        os.write(leader, b"pool 2 -1\n")
+        read_until(b"maintenant 29")
+        os.write(leader, b"\x04")
+        read_until(b"--resume 1")
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(leader)
+    assert b"Au revoir. La partie n\xc2\xb0 1 est enregistr" in out
+    assert any(text.startswith("Au revoir. La partie numéro un") for _v, text in spoken(log))
