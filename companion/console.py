@@ -25,6 +25,7 @@ import queue
 import sys
 import threading
 import time
+from collections import deque
 from typing import Any, TextIO
 
 from companion.i18n import language, t
@@ -38,16 +39,21 @@ from companion.tags.resolve import Scan, scan_line
 
 _EOF = object()
 QUIT_WORDS = frozenset({"quit", "quitter", "exit", "sortir"})
+# A card laid during a game proposes an action: these words apply it (choices may follow) or leave it.
+CONFIRM_WORDS = frozenset({"ok", "oui", "yes", "o", "y"})
+DISMISS_WORDS = frozenset({"non", "no", "n"})
 
 
 class Console:
     def __init__(self, runtime: Runtime, out: TextIO = sys.stdout, as_json: bool = False) -> None:
         self.runtime = runtime
+        runtime.confirm_hint = "play.hint.console"
         self.session = runtime.session
         self.out = out
         self.as_json = as_json
         self.events: queue.Queue[Any] = queue.Queue()
         self.quitting = False
+        self.waiting_scan = False  # a card typed is on its way from the simulated reader
         # A script read aloud waits for each answer to be said before the next line, as a
         # listening player does; otherwise each answer would cut the one before short.
         self.paced = False
@@ -99,10 +105,18 @@ class Console:
             self.quit()
             return
         if self.session.game is None:
-            if not self.runtime.scans.lay_typed(text):
+            if not self._lay(text):
                 self._status(t("console.not_a_card", text=text))
             return
         try:
+            words = text.split()
+            if words[0].lower() in CONFIRM_WORDS:  # with nothing proposed: says what to do first
+                self.session.confirm(words[1:] or None, source="key")  # its result is said and written
+                return
+            if self.session.proposal is not None and text.lower() in DISMISS_WORDS:
+                self.session.dismiss()
+                self.runtime.announcer.say(t("play.dismissed", self.runtime.lang))
+                return
             if self.talk.handle(text):
                 return
             if self.keys.amount(text) is not None:
@@ -112,11 +126,18 @@ class Console:
                 for key in keys:
                     self.keys.press(key)
                 return
-            if not self._is_command(text) and self.runtime.scans.lay_typed(text):
+            if not self._is_command(text) and self._lay(text):
                 return
             self.session.apply(text, source="key")  # durable in the journal before it is said
         finally:
             self.keys.reset()  # a keypad slash or an amount asked never waits for the next line
+
+    def _lay(self, text: str) -> bool:
+        """Lay a typed card on the simulated reader; the lines after it wait for its scan, so a
+        script's ``ok`` answers the proposal of the card laid just before it."""
+        laid = self.runtime.scans.lay_typed(text)
+        self.waiting_scan = self.waiting_scan or laid
+        return laid
 
     def _is_command(self, text: str) -> bool:
         try:
@@ -132,13 +153,23 @@ class Console:
             threading.Thread(target=self._read_stdin, args=(stdin,), daemon=True).start()
         scans = 0
         ending_at: float | None = None
+        held: deque[Any] = deque()  # lines typed after a card, kept until its scan is handled
+        waiting_until: float | None = None
         try:
             while (count is None or scans < count) and not self.quitting:
-                try:
-                    item = self.events.get(timeout=0.1)
-                except queue.Empty:
-                    if ending_at is not None and time.monotonic() > ending_at:
-                        break
+                if held and waiting_until is None:
+                    item = held.popleft()
+                else:
+                    try:
+                        item = self.events.get(timeout=0.1)
+                    except queue.Empty:
+                        if waiting_until is not None and time.monotonic() > waiting_until:
+                            waiting_until = None  # the simulated reader said nothing: go on
+                        elif ending_at is not None and time.monotonic() > ending_at and not held:
+                            break
+                        continue
+                if waiting_until is not None and (isinstance(item, str) or item is _EOF):
+                    held.append(item)
                     continue
                 if item is _EOF:
                     if stdin is not None and stdin.isatty():
@@ -149,10 +180,14 @@ class Console:
                     continue
                 if isinstance(item, str):
                     self.command(item)
+                    if self.waiting_scan:
+                        self.waiting_scan = False
+                        waiting_until = time.monotonic() + 3.0
                     if self.paced:
                         self.runtime.voice.wait_idle(timeout=30)
                 elif self.handle(item) is not None:
                     scans += 1
+                    waiting_until = None
         except KeyboardInterrupt:
             pass
         finally:

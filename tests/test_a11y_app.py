@@ -293,3 +293,42 @@ def test_letters_typed_in_a_search_field_are_text_never_commands(window, tmp_pat
         app.on_stop()
         window.remove_widget(app.root)
         frames(1)
+
+
+def test_scan_to_play_by_keys_enter_applies_escape_leaves(app):
+    """A card laid on the reader during an Ascension turn: its proposal is said after the card,
+    Enter applies it, a card that cannot be paid is refused with its reason, Escape leaves it
+    and the table stays on screen."""
+    from companion.readers.events import TagEvent
+    from companion.tags.resolve import Scan
+
+    app.session.new_game("ascension", ["Ann", "Bob"], seed=1)
+    app.press("f3")
+    library = app.runtime.library
+    me = app.state["active"]
+
+    def lay(ref: str, uid: str) -> list[str]:
+        start = len(app.spoken)
+        app.runtime.lay(Scan(TagEvent("laid", reader="sim", uid=uid), "card", card=library.get(ref), ref=ref))
+        frames(3)
+        assert app.voice.wait_idle(5)
+        return [u.text for u in app.spoken[start:]]
+
+    said = lay("ascension:apprenti", "04B1")
+    # The card, then the question for the ear (signs as words), then how to answer it.
+    assert said[0].startswith("Apprenti. Carte de départ.")
+    assert said[1].startswith("Apprenti : jouer (plus une") and "+" not in said[1]
+    assert any("Entrée pour appliquer" in s for s in said)
+    assert app.state["seats"][me]["c"]["runes"] == 0  # nothing before the confirmation
+    said = app.press("enter")
+    assert app.state["seats"][me]["c"]["runes"] == 1
+    assert any("Apprenti" in s for s in said)
+    said = lay("ascension:monk-of-the-lidless-eye", "04B2")
+    assert any("ne peut pas payer" in s for s in said)
+    app.press("enter")
+    assert app.state["seats"][me]["c"]["runes"] == 1  # refused: nothing moved
+    said = app.press("escape")
+    assert said == ["Carte laissée, rien n'a changé."]
+    assert app.session.proposal is None and app.root.current == "table"
+    said = app.press("enter")  # with nothing proposed, Enter is the counter's value entry again
+    assert app.session.proposal is None and app.state["seats"][me]["c"]["runes"] == 1

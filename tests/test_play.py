@@ -311,3 +311,49 @@ def test_private_cards_never_reach_the_journal_and_end_with_the_game(runtime, tm
     assert len(runtime.phones.cards(2)) == 1
     runtime.session.new_game("vtes", ["Ann", "Bob"], seed=2)
     assert runtime.phones.cards(2) == []
+
+
+# --- scan to play in the core: a proposal waits for one confirmation ---------------------------
+def test_a_card_laid_proposes_and_only_a_confirmation_applies_it(tmp_path):
+    from companion.cards.library import CardLibrary
+    from companion.play.session import Session
+    from companion.readers.events import TagEvent
+    from companion.tags.resolve import Scan
+
+    library = CardLibrary()
+    session = Session(library, tmp_path / "games.sqlite3")
+    heard: list = []
+    session.subscribe("proposal", heard.append)
+    assert session.new_game("ascension", ["Ann", "Bob"], seed=1).ok
+    me = session.game.state["active"]
+
+    def lay(ref: str, seat: int | None = None) -> None:
+        session.add_scan(Scan(TagEvent("laid", reader="sim", seat=seat, uid="04"), "card", card=library.get(ref),
+                              ref=ref))
+
+    lay("ascension:apprenti")
+    proposal = session.proposal
+    assert proposal is not None and proposal.intent.verb == "play" and proposal.seat == me
+    assert proposal.text(session.game, "en") == "Apprenti: play (+1 runes)?" and proposal.blocked() == ""
+    assert session.game.state["seats"][me]["c"]["runes"] == 0 and heard == [proposal]
+    assert session.confirm().ok and session.game.state["seats"][me]["c"]["runes"] == 1
+    assert session.proposal is None and heard[-1] is None
+    assert not session.confirm().ok  # nothing proposed any more: refused, nothing moves
+    # A proposal never outlives the next change of the table: the turn passes, it is gone.
+    lay("ascension:apprenti")
+    assert session.proposal is not None
+    assert session.apply("end").ok and session.proposal is None
+    # The reader's seat is the seat it proposes for, whoever is active.
+    other = 1 - session.game.state["active"]
+    lay("ascension:apprenti", seat=other + 1)
+    assert session.proposal.seat == other
+    # A card that cannot be paid says why before anyone confirms, and stays refused.
+    lay("ascension:monk-of-the-lidless-eye")
+    assert "cannot pay" in session.proposal.blocked("en")
+    before = session.game.state
+    assert not session.confirm().ok and session.game.state == before and session.proposal is not None
+    assert session.dismiss() and session.proposal is None
+    # A card of another game, or one with nothing mechanical, proposes nothing.
+    lay("vtes:100845")
+    assert session.proposal is None
+    session.close()

@@ -718,3 +718,56 @@ def test_card_laid_shows_over_the_table(stage):
     assert table.card_overlay is None and overlay.parent is None
     stage.session.add_scan(Scan(TagEvent("laid", reader="sim", seat=1, uid="04BB"), "unknown", ref=""))
     assert not table.takes_scans and table.card_overlay is None  # an unknown tag goes to enrollment
+
+
+# --- scan to play: a card laid proposes its action over the table; ✓ applies it -------------
+def test_a_whole_ascension_turn_by_laying_cards_and_touching_apply(stage, tmp_path):
+    from companion.cards.library import CardLibrary
+    from companion.readers.events import TagEvent
+    from companion.tags.resolve import Scan
+
+    library = CardLibrary()
+    stage.session.core.library = library
+    start(stage, "ascension", ["Ann", "Bob"], seed=1)
+    table, game = stage.table, stage.session.game
+    me = game.state["active"]
+
+    def lay(ref: str, uid: str):
+        stage.session.add_scan(Scan(TagEvent("laid", reader="sim", uid=uid), "card", card=library.get(ref), ref=ref))
+        frames(3)
+        return table.card_overlay
+
+    overlay = lay("ascension:apprenti", "04A1")
+    assert overlay is not None and overlay.proposal is not None
+    assert overlay.question.text == "Apprenti : jouer (+1 runes) ?"
+    assert counters(stage, me)["runes"] == 0  # nothing is applied before the touch
+    stage.shot(tmp_path, "proposal-apprenti")
+    stage.tap(overlay.apply_button)
+    assert counters(stage, me)["runes"] == 1 and table.card_overlay is None
+    for uid in ("04A2", "04A3"):
+        stage.tap(lay("ascension:apprenti", uid).apply_button)
+    assert counters(stage, me)["runes"] == 3
+    # Mystique costs 3 runes: acquired from the display, paid, and one event naming the card.
+    overlay = lay("ascension:mystique", "04A4")
+    assert overlay.question.text.startswith("Mystique : acquérir pour 3 runes ?")
+    path, pixels = stage.shot(tmp_path, "proposal-mystique")
+    assert_not_blank(pixels)
+    stage.tap(overlay.apply_button)
+    assert counters(stage, me)["runes"] == 0
+    assert game.journal.events(game.id)[-1].payload.get("card") == "ascension:mystique"
+    # Mystique is now the seat's own: laid again, it is played for its 2 runes.
+    overlay = lay("ascension:mystique", "04A5")
+    assert overlay.question.text == "Mystique : jouer (+2 runes) ?"
+    stage.tap(overlay.apply_button)
+    assert counters(stage, me)["runes"] == 2
+    # A card the seat cannot pay: the reason is shown, nothing moves, the question stays until left.
+    overlay = lay("ascension:monk-of-the-lidless-eye", "04A6")
+    assert "ne peut pas payer" in overlay.question.text
+    stage.tap(overlay.apply_button)
+    assert counters(stage, me)["runes"] == 2 and table.card_overlay is overlay
+    stage.tap(overlay.leave_button)
+    assert table.card_overlay is None and stage.session.proposal is None
+    # Undo takes each card back whole: the play, then the acquisition.
+    stage.session.undo()
+    stage.session.undo()
+    assert counters(stage, me)["runes"] == 3

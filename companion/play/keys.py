@@ -600,6 +600,11 @@ class Keys:
         self.a_screen_next(b, -1)
 
     def a_back(self, _b: Binding) -> None:
+        dismiss = getattr(self.host, "dismiss", None)
+        if getattr(self.host, "proposal", None) is not None and callable(dismiss):
+            dismiss()  # the card was laid only to read it: leave it, stay on the table
+            self.announcer.say(t("play.dismissed", self.lang), interrupt=True)
+            return
         back = getattr(self.host, "back", None)
         if not (callable(back) and back()):
             self.say_prompt("no_back")
@@ -667,6 +672,10 @@ class Keys:
             self.a_activate(b)
             return
         if not self._need_game():
+            return
+        if getattr(self.host, "proposal", None) is not None:
+            self.log.append(("enter", "confirm"))
+            self.host.confirm()  # the card laid: its action applied, or refused with the reason
             return
         self.sync()
         seat, cid = self.cursor_target()
@@ -802,6 +811,16 @@ class SessionHost:
 
     def last_card(self) -> Any:
         return self.session.last_card
+
+    @property
+    def proposal(self) -> Any:
+        return self.session.proposal
+
+    def confirm(self) -> Any:
+        return self.session.confirm(source="key")
+
+    def dismiss(self) -> bool:
+        return self.session.dismiss()
 
     def show_cursor(self, seat: int | None, counter: str | None) -> None:
         if counter is not None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.i18n import language, t
-from companion.play.announcer import Announcer
+from companion.play.announcer import Announcer, ear
 from companion.play.keys import Keys, SessionHost
 from companion.play.phones import Phones
 from companion.play.scans import Scans
@@ -28,6 +28,10 @@ log = logging.getLogger(__name__)
 
 
 class Runtime:
+    # How this front end confirms a proposal (a card laid during a game): a message key said after
+    # the question. The console sets "play.hint.console" (ok); the window and the keys use Enter.
+    confirm_hint = "play.hint.key"
+
     def __init__(self, library: Any = None, journal_path: str | Path | None = None, voice: Voice | None = None,
                  lang: str | None = None, speak: bool = True) -> None:
         if library is None:
@@ -89,6 +93,7 @@ class Runtime:
             return
         self.session.add_scan(scan)
         self.voice.scan(scan)
+        self.say_proposal()
 
     def read_privately(self, seat: int, scan: Scan) -> dict:
         """A card only ``seat`` (1-based) may know (its reader, or its phone's own NFC)."""
@@ -105,7 +110,46 @@ class Runtime:
         self.phones.observers.emit("revealed", seat, card)
         self.session.add_scan(scan)
         self.voice.scan(scan)
+        self.say_proposal()
         return True
+
+    # -- scan to play -------------------------------------------------------------------------
+
+    def proposal_lines(self, lang: str | None = None) -> list[str]:
+        """The proposal waiting for a confirmation, as the table says it: the question, then why it
+        cannot be paid, what must be chosen first, or how to confirm; [] when there is none."""
+        lang = lang or self.lang
+        proposal, game = self.session.proposal, self.session.game
+        if proposal is None or game is None:
+            return []
+        lines = [proposal.text(game, lang)]
+        blocked = proposal.blocked(lang)
+        if blocked:
+            lines.append(blocked)
+        elif proposal.choices:
+            lines.append(self.choice_hint(lang))
+        else:
+            lines.append(t(self.confirm_hint, lang))
+        return lines
+
+    def choice_hint(self, lang: str | None = None) -> str:
+        lang = lang or self.lang
+        proposal, game = self.session.proposal, self.session.game
+        if proposal is None or game is None or not proposal.choices:
+            return ""
+        choices = proposal.choices
+        what = [t(f"play.choose.{k}", lang, count=choices[k]) for k in ("pay", "gain") if choices.get(k)]
+        names = [game.data.counter(e).name(lang) for e in choices["allowed"]]
+        key = "play.hint.choose_console" if self.confirm_hint == "play.hint.console" else "play.hint.choose"
+        example = " ".join(choices["allowed"][:1] * (int(choices.get("pay") or 0) + int(choices.get("gain") or 0)))
+        return t(key, lang, what=t("table.and", lang).join(what), allowed=", ".join(names), example=example)
+
+    def say_proposal(self) -> None:
+        lines = self.proposal_lines()
+        if lines:
+            # Said for the ear ("plus 1 runes"), written as it is (a braille display, the console).
+            game = self.session.game.data.id if self.session.game is not None else ""
+            self.announcer.say([ear(line, self.lang, game) for line in lines], Priority.CHANGE, written=lines)
 
     def seat_name(self, seat: int) -> str:
         names = self.session.seat_names

@@ -12,9 +12,15 @@ Observers (plain callbacks, called in the caller's thread)::
     session.subscribe("result", lambda result: ...)  # every answer, refusals included
     session.subscribe("scan", lambda scan: ...)      # a card was laid (or an unknown tag)
     session.subscribe("seat", lambda seat: ...)      # a key or a touch picked a seat (None: the active one)
+    session.subscribe("proposal", lambda p: ...)     # a card laid proposes an action (None: no longer)
 
 ``state`` fires after a new game, a resume, a closed game and every accepted change; ``result``
 fires for every intent, accepted or refused; a refusal changes nothing and fires no ``state``.
+
+Scan to play: a card laid during a game proposes what it most likely means (``play``,
+``acquire`` or ``defeat`` for the reader's seat, or the active one) as a ``Proposal``; nothing
+is applied until a front end calls ``confirm`` (Enter, ``ok``, a touch). Any other accepted
+change, a new card or a new game drops the proposal, so a stale one is never applied.
 """
 
 from __future__ import annotations
@@ -23,12 +29,14 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from companion import paths
 from companion.i18n import language
 from companion.play.observers import Observers
+from companion.table import cardplay
 from companion.table.cardplay import LastLaid
 from companion.table.engine import Game, Intent, Refusal, Result
 from companion.table.journal import GameRow, Journal, JournalError
@@ -59,10 +67,32 @@ def crypt_card_finder(library: Any) -> Callable[[str], tuple[str, int] | None] |
     return lambda name: vtes_crypt_card(name, library)
 
 
+@dataclass
+class Proposal:
+    """What a card laid most likely means, waiting for one confirmation."""
+
+    intent: Intent  # play / acquire / defeat, for a fixed seat (never "whoever is active later")
+    card: Any
+    choices: dict[str, Any] | None  # what must be chosen first (essences "of your choice"), or None
+    check: Result | None  # what applying would answer now; None while a choice is to be made
+
+    @property
+    def seat(self) -> int:
+        return int(self.intent.seat or 0)
+
+    def text(self, game: Game, lang: str | None = None) -> str:
+        """The question, e.g. "Mystique : acquérir pour 3 runes ?"."""
+        return cardplay.proposal_text(game, self.intent, lang)
+
+    def blocked(self, lang: str | None = None) -> str:
+        """Why it cannot be applied as it stands ("Ann ne peut pas payer..."), or ""."""
+        return self.check.reason_text(lang) if self.check is not None and not self.check.ok else ""
+
+
 class Session:
     """The state every front end shares: the game, the seat picked, the cards laid."""
 
-    EVENTS = ("state", "result", "scan", "seat")
+    EVENTS = ("state", "result", "scan", "seat", "proposal")
 
     def __init__(self, library: Any = None, journal_path: str | Path | None = None) -> None:
         self.library = library  # companion.cards.library.CardLibrary, the one of the process
@@ -72,6 +102,7 @@ class Session:
         self.scans: deque[Any] = deque(maxlen=SCAN_HISTORY)  # this game's scans, newest last
         self.last_scan: Any = None
         self.last_result: Result | None = None
+        self.proposal: Proposal | None = None
         self.revision = 0  # +1 at every state change
         self.observers = Observers(*self.EVENTS)
         self._journal: Journal | None = None
@@ -168,8 +199,27 @@ class Session:
             except JournalError as exc:
                 return self._answer(refused("ui.error", source=source, data=game.data, error=_cause(exc)))
             if result.ok and result.event is not None:
+                self._set_proposal(None)  # the table moved on: what was proposed may no longer hold
                 self._changed()
             return self._answer(result)
+
+    def confirm(self, choice: list[str] | None = None, source: str = "key") -> Result:
+        """Apply the action proposed for the card last laid, with the player's choices if it
+        asks for some (essence words: paid first, then gained)."""
+        with self._lock:
+            proposal = self.proposal
+            if proposal is None or self.game is None:
+                return self._answer(refused("play.no_proposal", source=source))
+            intent = cardplay.with_choice(proposal.intent, choice) if choice else proposal.intent
+            intent = Intent(intent.verb, intent.seat, dict(intent.args), source=_source(source), text=intent.text)
+            return self.apply(intent, source)  # refused: still proposed, its reason said
+
+    def dismiss(self) -> bool:
+        """Drop the proposal: the card was laid only to read it."""
+        with self._lock:
+            had = self.proposal is not None
+            self._set_proposal(None)
+            return had
 
     def undo(self, source: str = "touch") -> Result:
         return self.apply(Intent("undo", args={"count": 1}), source)
@@ -191,9 +241,35 @@ class Session:
             self.scans.append(scan)
             self.last_scan = scan
             card = getattr(scan, "card", None)
+            proposal = None
             if card is not None and self.game is not None and card.game == self.game.data.id:
                 self.laid.record(card.ref, _seat_index(scan))
+                proposal = self._propose(card, _seat_index(scan))
         self.observers.emit("scan", scan)
+        self._set_proposal(proposal)
+
+    def _propose(self, card: Any, seat: int | None) -> Proposal | None:
+        game = self.game
+        assert game is not None
+        if seat is None:
+            seat = game.state.get("active")
+        if seat is None or not 0 <= seat < len(game.state["seats"]):
+            return None
+        try:
+            intent = cardplay.propose(game, card, seat)
+        except Exception:  # card data the rules cannot read: the card is still shown and said
+            log.exception("no proposal for %s", getattr(card, "ref", card))
+            return None
+        if intent is None:
+            return None
+        choices = cardplay.choices_needed(intent)
+        return Proposal(intent, card, choices, None if choices else game.check(intent))
+
+    def _set_proposal(self, proposal: Proposal | None) -> None:
+        if proposal is None and self.proposal is None:
+            return
+        self.proposal = proposal
+        self.observers.emit("proposal", proposal)
 
     def select_seat(self, seat: int | None) -> None:
         if seat is not None and (self.game is None or not 0 <= seat < len(self.seat_names)):
@@ -225,6 +301,7 @@ class Session:
 
     def _set_game(self, game: Game) -> None:
         self.laid = LastLaid(active=self.laid._active)
+        self._set_proposal(None)
         if self.game is not None and self.game is not game and self.game.id != game.id:
             self.game.close()  # another program may open the previous game now
         self.scans.clear()

@@ -35,7 +35,7 @@ class Session(EventDispatcher):
     selected_seat = ObjectProperty(None, allownone=True)
     revision = NumericProperty(0)  # +1 at every on_state, for kv bindings
 
-    __events__ = ("on_state", "on_result", "on_scan")
+    __events__ = ("on_state", "on_result", "on_scan", "on_proposal")
 
     def __init__(self, core: CoreSession | None = None, voice: Any = None, journal_path: Any = None,
                  library: Any = None, **kwargs: Any) -> None:
@@ -49,6 +49,7 @@ class Session(EventDispatcher):
             core.subscribe("result", lambda result: self._on_main(self._result, result)),
             core.subscribe("scan", lambda scan: self._on_main(self._scan, scan)),
             core.subscribe("seat", lambda seat: self._on_main(self._seat, seat)),
+            core.subscribe("proposal", lambda proposal: self._on_main(self._proposal, proposal)),
         ]
         self.game = core.game
 
@@ -77,6 +78,14 @@ class Session(EventDispatcher):
         self.last_scan = scan
         self.dispatch("on_scan", scan)
 
+    def _proposal(self, proposal: Any) -> None:
+        self.dispatch("on_proposal", proposal)
+
+    @property
+    def proposal(self) -> Any:
+        """What the card last laid proposes (companion.play.session.Proposal), or None."""
+        return self.core.proposal
+
     # -- intents: the core's ------------------------------------------------------------------
 
     def new_game(self, *args: Any, **kwargs: Any) -> Any:
@@ -96,6 +105,12 @@ class Session(EventDispatcher):
 
     def add_scan(self, scan: Any) -> None:
         self.core.add_scan(scan)
+
+    def confirm(self, choice: list[str] | None = None, source: str = "touch") -> Any:
+        return self.core.confirm(choice, source)
+
+    def dismiss(self) -> bool:
+        return self.core.dismiss()
 
     def select_seat(self, seat: int | None) -> None:
         self.core.select_seat(seat)
@@ -147,4 +162,7 @@ class Session(EventDispatcher):
         pass
 
     def on_scan(self, scan: Any) -> None:
+        pass
+
+    def on_proposal(self, proposal: Any) -> None:
         pass

@@ -346,7 +346,8 @@ class TableScreen(Screen):
 
     def bind_session(self, session: Any) -> None:
         self.session = session
-        session.bind(on_state=lambda *_: self.refresh(), on_result=self._on_result, on_scan=self._on_scan)
+        session.bind(on_state=lambda *_: self.refresh(), on_result=self._on_result, on_scan=self._on_scan,
+                     on_proposal=self._on_proposal)
         self.refresh()
 
     @property
@@ -359,6 +360,17 @@ class TableScreen(Screen):
     def _on_scan(self, _session: Any, scan: Any) -> None:
         if self.manager is not None and self.manager.current == self.name and getattr(scan, "status", "") == "card":
             self.show_card(scan)
+
+    def _on_proposal(self, _session: Any, proposal: Any) -> None:
+        overlay = self.card_overlay
+        if proposal is not None:
+            if overlay is None and self.manager is not None and self.manager.current == self.name \
+                    and self.session.last_scan is not None:
+                overlay = self.show_card(self.session.last_scan)
+            if overlay is not None:
+                overlay.show_proposal(proposal)
+        elif overlay is not None and overlay.proposal is not None:
+            overlay.close()  # applied, left, or the table moved on: the question is answered
 
     def show_card(self, scan: Any) -> Any:
         """The card over the middle of the table, turned to the seat that laid it (its reader's

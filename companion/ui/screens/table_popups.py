@@ -390,6 +390,8 @@ class CardOverlay(Turned):
             self.content.add_widget(w)
         self.bind(frame_w=self._fit, frame_h=self._fit)
         self._fit()
+        self.proposal: Any = None
+        self.proposal_box: Any = None
         self._timer = Clock.schedule_once(lambda _dt: self.close(), CARD_SECONDS)
 
     def _game_info(self, scan: Any) -> Any:
@@ -406,9 +408,81 @@ class CardOverlay(Turned):
         self._bg.pos, self._bg.size = (0, 0), (self.frame_w, self.frame_h)
         self._border.rectangle = (1, 1, self.frame_w - 2, self.frame_h - 2)
 
+    def show_proposal(self, proposal: Any) -> None:
+        """What the card proposes ("Mystique : acquérir pour 3 runes ?"), with ✓ to apply it and
+        a button to leave it; the essences to choose first, when the card asks for some. The card
+        stays until one of them is touched (or the table moves on)."""
+        from companion import i18n
+
+        self._timer.cancel()
+        if self.proposal_box is not None:
+            self.content.remove_widget(self.proposal_box)
+        self.proposal = proposal
+        self.chosen: list[str] = []
+        game = self.screen.session.game if self.screen.session is not None else None
+        if proposal is None or game is None:
+            self.proposal_box = None
+            return
+        lang = i18n.language()
+        size = min(theme.body, 26)
+        touch = sizes.touch
+        # The strip is short at 800x480: the question sits beside its two buttons, in one row.
+        box = BoxLayout(orientation="vertical", size_hint_y=None, spacing=2)
+        blocked = proposal.blocked(lang)
+        self.question = Label(text=proposal.text(game, lang) + (f"  {blocked}" if blocked else ""),
+                              font_name=theme.font_name, font_size=size * 0.9, bold=True,
+                              color=theme.accent if blocked else theme.text, halign="center", valign="middle")
+        self.question.bind(size=lambda lab, s: setattr(lab, "text_size", s))
+        self.choice_buttons: dict[str, GlyphButton] = {}
+        if proposal.choices:
+            row = BoxLayout(orientation="horizontal", size_hint_y=None, height=touch, spacing=4)
+            for essence in proposal.choices["allowed"]:
+                b = GlyphButton(word=game.data.counter(essence).name(lang), wrap=True, font_size=size * 0.8)
+                b.bind(on_release=lambda _b, e=essence: self.choose(e))
+                row.add_widget(b)
+                self.choice_buttons[essence] = b
+            box.add_widget(row)
+            self.fields.height = 0  # room for the essences: the type and cost are in the question
+            self.fields.opacity = 0
+        buttons = BoxLayout(orientation="horizontal", size_hint_y=None, height=touch, spacing=6)
+        self.apply_button = GlyphButton(glyph="\u2713", word=t("play.apply"), kind="primary", font_size=size * 0.9,
+                                        size_hint_x=None, width=max(touch * 2.2, size * 5))
+        self.apply_button.bind(on_release=lambda *_: self.apply())
+        self.leave_button = GlyphButton(glyph="\u2717", word=t("play.leave"), font_size=size * 0.9,
+                                        size_hint_x=None, width=max(touch * 2.0, size * 4.5))
+        self.leave_button.bind(on_release=lambda *_: self.leave())
+        buttons.add_widget(self.question)
+        buttons.add_widget(self.apply_button)
+        buttons.add_widget(self.leave_button)
+        box.add_widget(buttons)
+        self.title.height = size * 1.4
+        box.height = touch * (2 if proposal.choices else 1) + 2
+        self.proposal_box = box
+        self.content.add_widget(box)
+
+    def choose(self, essence: str) -> None:
+        """An essence touched for the card's choice, in order: paid first, then gained."""
+        self.chosen.append(essence)
+        names = [self.screen.session.game.data.counter(e).name() for e in self.chosen]
+        self.question.text = f"{self.proposal.text(self.screen.session.game)}  ({', '.join(names)})"
+
+    def apply(self) -> Any:
+        result = self.screen.session.confirm(list(self.chosen) or None, source="touch")
+        if result is not None and not result.ok:
+            self.chosen = []  # refused: its reason is said and shown, the question stays
+        return result
+
+    def leave(self) -> None:
+        self.screen.session.dismiss()
+        self.close()
+
     def on_touch_down(self, touch) -> bool:
         if not self.collide_point(*touch.pos):
             return False
+        if self.proposal_box is not None:
+            # The question waits for ✓ or the other button: a touch elsewhere on it does nothing.
+            super().on_touch_down(touch)
+            return True
         self.close()
         return True
 
