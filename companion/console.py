@@ -217,7 +217,7 @@ class Console:
 def main(reader_path: str | list[str], as_json: bool = False, count: int | None = None, speak: bool = False,
          lang: str = "fr", game: str | None = None, players: str | None = None, seed: int | None = None,
          journal: str | None = None, resume: int | None = None, verbosity: str | None = None,
-         rate: int | None = None, voice: str | None = None) -> int:
+         rate: int | None = None, voice: str | None = None, first: str | None = None) -> int:
     runtime = Runtime(journal_path=journal, lang=lang, speak=speak)
     runtime.voice.configure(rate=rate, voice_name=voice, verbosity=verbosity)
     console = Console(runtime, as_json=as_json)
@@ -244,7 +244,7 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
                 result = session.resume(resume, source="key")
             else:
                 names = [n.strip() for n in (players or "").split(",") if n.strip()]
-                result = session.new_game(game or "", names, seed=seed, source="key")
+                result = session.new_game(game or "", names, seed=seed, source="key", first=first)
             if not result.ok:
                 print(t("console.table_error", error=result.reason_text(lang)), file=sys.stderr)
                 return 2
@@ -282,6 +282,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", help="run a game too: vtes, ascension, res-arcana, rise or astral")
     p.add_argument("--players", help='player names in table order, e.g. "Ann,Bob,Cy"')
     p.add_argument("--seed", type=int, help="seed of the random draws")
+    p.add_argument("--first", metavar="NAME", help="the first player the table chose (default: drawn at random)")
     p.add_argument("--journal", help="SQLite journal (default: the user data directory's games.sqlite3)")
     p.add_argument("--resume", type=int, metavar="ID", help="go on with a saved game")
     p.add_argument("--verbosity", choices=("short", "normal", "full"), help="how much of a card is said")
@@ -293,4 +294,4 @@ def run(args: argparse.Namespace) -> int:
     return main(args.reader or ["sim"], as_json=args.json, count=args.count, speak=args.speak,
                 lang=language(), game=args.game, players=args.players, seed=args.seed,
                 journal=args.journal, resume=args.resume, verbosity=args.verbosity, rate=args.rate,
-                voice=args.voice)
+                voice=args.voice, first=args.first)

@@ -771,3 +771,21 @@ def test_a_whole_ascension_turn_by_laying_cards_and_touching_apply(stage, tmp_pa
     stage.session.undo()
     stage.session.undo()
     assert counters(stage, me)["runes"] == 3
+
+
+# --- Home: the table may choose who starts (issue 14, item 8); the draw stays the default ------
+def test_home_chooses_the_first_player(stage):
+    home = stage.screen("home")
+    stage.show("home")
+    stage.tap(home._game_buttons["res-arcana"])
+    rows = list(reversed(home.ids.seats.children))
+    for row, name in zip(rows, ["Ann", "Bob"], strict=True):
+        row.ids.name_input.text = name
+    assert home.ids.first_button.word == "Premier joueur : tiré au sort"
+    stage.tap(home.ids.first_button, 2)
+    assert home.ids.first_button.word == "Premier joueur : Bob"
+    home.seed = 3  # with this seed the draw gives Ann (test_a11y_app): Bob starts by choice
+    stage.tap(home.ids.start)
+    game = stage.session.game
+    assert game.state["seats"][game.state["active"]]["name"] == "Bob"
+    assert game.state["options"]["first"] == "Bob"  # in the journal's first event

@@ -23,6 +23,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", help="the game: vtes, ascension, res-arcana, rise or astral")
     p.add_argument("--players", help='player names in table order, e.g. "Ann,Bob"')
     p.add_argument("--seed", type=int, help="seed of the random draws")
+    p.add_argument("--first", metavar="NAME", help="the first player the table chose (default: drawn at random)")
     p.add_argument("--resume", type=int, metavar="ID", help="go on with a saved game")
     p.add_argument("--journal", help="SQLite journal (default: the user data directory's games.sqlite3)")
     p.add_argument("--host", help="address to listen on (default 127.0.0.1; with --lan, this machine's LAN address)")
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
             result = session.resume(args.resume, source="key")
         elif args.game:
             names = [n.strip() for n in (args.players or "").split(",") if n.strip()]
-            result = session.new_game(args.game, names, seed=args.seed, source="key")
+            result = session.new_game(args.game, names, seed=args.seed, source="key", first=args.first)
         else:
             print(t("phones.need_game"), file=sys.stderr)
             return 2

@@ -75,6 +75,8 @@ class HomeScreen(Screen):
     message = StringProperty("")
     status = StringProperty("")  # long work going on (the card index on a first start)
     seed = ObjectProperty(None, allownone=True)  # tests fix the draw; players never see it
+    first = NumericProperty(-1)  # the player chosen to start (index in the list), -1: drawn at random
+    first_label = StringProperty("")
 
     def __init__(self, **kwargs) -> None:
         load_widgets_kv()
@@ -145,9 +147,27 @@ class HomeScreen(Screen):
         if 0 <= index < len(self.names) and 0 <= j < len(self.names):
             names = list(self.names)
             names[index], names[j] = names[j], names[index]
+            if self.first in (index, j):  # the chosen first player moves with their name
+                self.first = j if self.first == index else index
             self.names = names
 
+    def next_first(self) -> None:
+        """Who starts, in turn: drawn at random, then each player of the list."""
+        self.first = self.first + 1 if self.first + 1 < len(self.names) else -1
+
+    def on_first(self, *_args) -> None:
+        self._first_label()
+
+    def _first_label(self) -> None:
+        if 0 <= self.first < len(self.names):
+            self.first_label = t("ui.home.first.name", name=self.names[self.first])
+        else:
+            self.first_label = t("ui.home.first.draw")
+
     def on_names(self, _screen: HomeScreen, names: list[str]) -> None:
+        if self.first >= len(names):
+            self.first = -1
+        self._first_label()
         rows = self.ids.seats
         while len(rows.children) < len(names):
             rows.add_widget(SeatRow(home=self))
@@ -168,9 +188,10 @@ class HomeScreen(Screen):
         if self.session is None:
             return None
         names = [self._typed(i) for i in range(len(self.names))]
+        first = names[self.first] if 0 <= self.first < len(names) else None
         names, sides = around_the_table(names, valid_sides(list(self.sides), len(names)))
         return self._to_table(self.session.new_game(self.game, names, seed=self.seed, options={"sides": sides},
-                                                    source="touch"))
+                                                    source="touch", first=first))
 
     def resume(self, game_id: int) -> Result | None:
         if self.session is None:
