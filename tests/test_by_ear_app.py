@@ -156,3 +156,33 @@ def test_five_whole_games_by_keys_from_home(ear):
         assert level.startswith("Quantité de paroles") and ear.voice.verbosity in level, level
         said = ear.press("f3", "t")
         assert any(x.startswith("ann") for x in said) and any(x.startswith("bob") for x in said), (game, said)
+
+
+def test_a_language_change_in_settings_applies_everywhere_at_once(ear):
+    """Issue 16, item 9: the language chosen in Settings (by keys) rewrites the screens already
+    built, their kv labels and their Python-made words alike, and what the table says."""
+    from companion import i18n
+
+    try:
+        ear.session.new_game("vtes", ["Ann", "Bob", "Cy"], seed=1)
+        ear.press("f3")
+        table, home = ear.root.get_screen("table"), ear.root.get_screen("home")
+        assert home.ids.start.word == "Commencer" or "Commencer" in home.ids.start.word
+        french_strip = [b.word for b in table._strip_buttons]
+        ear.press("f9")
+        heard = tab_to(ear, "Langue, fr.")
+        said = ear.press("enter")
+        assert i18n.language() == "en", said
+        frames(3)
+        assert "Commencer" not in home.ids.start.word and home.ids.start.word  # kv label, built before
+        assert [b.word for b in table._strip_buttons] != french_strip  # Python-made, built before
+        assert ear.root.nav.buttons()[0].word == "Home"
+        said = ear.press("f3")
+        assert said[0].startswith("Table screen."), said  # and the table speaks English now
+        said = ear.press("-")
+        assert "minus one" in " ".join(said), said
+    finally:
+        i18n.set_language("fr")
+        frames(2)
+    assert [b.word for b in ear.root.get_screen("table")._strip_buttons] == french_strip
+    assert heard

@@ -27,12 +27,31 @@ def _table() -> dict[str, dict[str, str]]:
 _chosen = _lang == os.environ.get("COMPANION_LANG")
 
 
+_listeners: list = []  # weak references to what is called with a new language
+
+
+def on_language(fn) -> None:
+    """Call ``fn(lang)`` whenever the language changes (the window's labels, the table's voice
+    follow it). A bound method is held weakly: a runtime gone is forgotten, not kept alive."""
+    import weakref
+
+    _listeners.append(weakref.WeakMethod(fn) if hasattr(fn, "__self__") else (lambda: fn))
+
+
 def set_language(lang: str, chosen: bool = False) -> None:
     global _lang, _chosen
     if lang not in LANGUAGES:
         raise ValueError(f"unknown language {lang!r}; expected one of {LANGUAGES}")
+    changed = lang != _lang
     _lang = lang
     _chosen = _chosen or chosen
+    if changed:
+        for ref in list(_listeners):
+            fn = ref()
+            if fn is None:
+                _listeners.remove(ref)
+            else:
+                fn(lang)
 
 
 def language_chosen() -> bool:

@@ -52,6 +52,9 @@ class Runtime:
         self.session.subscribe("result", self._announce)
         self.session.subscribe("state", self._new_game)
         self._game_id: int | None = None
+        from companion import i18n
+
+        i18n.on_language(self.set_language)  # the Settings' language: what the table says follows it
 
     # -- language -------------------------------------------------------------------------
 

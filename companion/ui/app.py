@@ -96,6 +96,7 @@ class Root(BoxLayout):
         self.nav = NavBar()
         self.nav.bind(picked=lambda _bar, name: self.show(name))
         self.manager.bind(current=self._on_current)
+        theme.bind(lang=lambda *_: self.relabel())
         self._history: list[str] = []  # screens left, most recent last, for Escape (back)
         self._going_back = False
         self._last = ""
@@ -144,6 +145,16 @@ class Root(BoxLayout):
                     self._going_back = False
                 return True
         return False
+
+    def relabel(self) -> None:
+        """The language changed: the words made in Python follow the kv rules' (which follow
+        theme.lang by themselves): the bar's, then each screen's own."""
+        for button in self.nav.buttons():
+            button.word = t(f"nav.{button.screen}")
+        for screen in self.manager.screens:
+            relabel = getattr(screen, "relabel", None)
+            if callable(relabel):
+                relabel()
 
     def add_screen(self, spec: ScreenSpec, screen: Screen) -> None:
         # Screens name each other by their glyph (the table's menu) without importing this module.
@@ -243,6 +254,8 @@ class CompanionApp(App):
             self.apply_config()
         else:
             apply_setting(section, key, value, self.voice)
+            if section == "display" and key == "language" and value in i18n.LANGUAGES:
+                self.runtime.set_language(value)  # what the table says, too
 
     def apply_config(self) -> None:
         if self.config is None:

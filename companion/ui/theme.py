@@ -84,6 +84,9 @@ def _clamp_scale(value: float) -> float:
 
 class Theme(EventDispatcher):
     palette = StringProperty(DEFAULT_PALETTE)
+    # The language of the words on screen: kv rules write t("key", theme.lang), so that a change
+    # in Settings rewrites every label at once, those of screens already built included.
+    lang = StringProperty("")
     font_name = StringProperty("Roboto")
     base = NumericProperty(24.0)
     text_scale = BoundedNumericProperty(1.0, min=TEXT_SCALE_MIN, max=TEXT_SCALE_MAX, errorhandler=_clamp_scale)
@@ -100,6 +103,10 @@ class Theme(EventDispatcher):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.use_palette(self.palette)
+        from companion import i18n
+
+        self.lang = i18n.language()
+        i18n.on_language(lambda lang: setattr(self, "lang", lang))
 
     def use_palette(self, name: str) -> None:
         colours = PALETTES.get(name) or PALETTES[DEFAULT_PALETTE]

@@ -164,6 +164,11 @@ class CardScreen(Screen):
         if scroll is not None:
             scroll.scroll_y = 1  # a new card is read from its name down
 
+    def relabel(self) -> None:
+        """The language changed: the card shown is written again in the new one."""
+        if self.history:
+            self.show_scan(self.history[0], remember=False)
+
     def show_again(self, index: int) -> Scan | None:
         """Show a card from the history (tapped) without reordering the history."""
         if not 0 <= index < len(self.history):

@@ -100,6 +100,20 @@ class HomeScreen(Screen):
     def on_pre_enter(self, *_args) -> None:
         self.refresh_saved()
 
+    def relabel(self) -> None:
+        """The language changed: the games' names, the players still named by default, who
+        starts and the saved games are written again (the kv rules follow by themselves)."""
+        from companion import i18n
+
+        for game, button in self._game_buttons.items():
+            button.word = game_name(game)
+        defaults = {t("ui.home.player", lang, n=i + 1): i for lang in i18n.LANGUAGES for i in range(len(self.names))}
+        self.names = [t("ui.home.player", n=i + 1) if defaults.get(name) == i else name
+                      for i, name in enumerate(self.names)]
+        self._first_label()
+        self.message = ""
+        self.refresh_saved()
+
     # -- choices -----------------------------------------------------------------------------
 
     def choose(self, game: str) -> None:

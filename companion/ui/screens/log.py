@@ -77,6 +77,9 @@ class LogScreen(Screen):
         session.bind(on_state=lambda *_: self.refresh())
         self.refresh()
 
+    def relabel(self) -> None:
+        self.refresh()
+
     def refresh(self) -> None:
         game = self.session.game if self.session is not None else None
         box = self.ids.events

@@ -62,6 +62,9 @@ class RulesScreen(SessionScreen):
     def on_library(self, *_args) -> None:
         self.refresh()
 
+    def relabel(self) -> None:
+        self.refresh()
+
     def refresh(self) -> None:
         self.refresh_games()
         self.search_now()

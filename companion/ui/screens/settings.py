@@ -11,6 +11,7 @@ import logging
 from typing import Any
 
 from kivy.app import App
+from kivy.clock import Clock
 from kivy.properties import ObjectProperty, StringProperty
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
@@ -154,6 +155,12 @@ class SettingsScreen(Screen):
         super().__init__(**kwargs)
         self._panel = None
         theme.bind(base=self._restyle, text_scale=self._restyle, palette=self._restyle, font_name=self._restyle)
+
+    def relabel(self) -> None:
+        """The language changed: the panel is made again in it (after the option's own popup
+        has closed, on the next frame)."""
+        if self._panel is not None:
+            Clock.schedule_once(lambda _dt: self.build())
 
     def bind_session(self, session: Any) -> None:
         self.session = session

@@ -395,6 +395,13 @@ class TableScreen(Screen):
     def _on_result(self, _session: Any, result: Result) -> None:
         self.message, self.refused = result_text(result)
 
+    def relabel(self) -> None:
+        """The language changed: the seats, the strip and its buttons are written again."""
+        for b in self._strip_buttons:
+            self.ids.actions.remove_widget(b)
+        self._strip_buttons = []
+        self.refresh(force=True)
+
     def refresh(self, force: bool = False) -> None:
         game = self.session.game if self.session is not None else None
         self.empty = game is None
