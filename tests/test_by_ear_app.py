@@ -50,9 +50,9 @@ def test_settings_by_keys_and_the_verbosity_shortens_readings(ear):
     tabs = [ear.press("tab")[-1] for _ in range(4)]
     assert tabs[-1] == "Quantité de paroles, normal.", tabs
     # Enter goes to the next option, said at once, and applied to the voice
-    assert ear.press("enter") == ["Quantité de paroles, full."]
+    assert ear.press("enter") == ["Quantité de paroles, complet."]
     assert ear.voice.verbosity == "full"
-    assert ear.press("enter") == ["Quantité de paroles, short."]
+    assert ear.press("enter") == ["Quantité de paroles, court."]
     assert ear.voice.verbosity == "short"
     said = ear.press("f3", "t")
     assert said[0].startswith("Écran Table.")
@@ -153,7 +153,8 @@ def test_five_whole_games_by_keys_from_home(ear):
         said = ear.press("tab", "tab", "tab", "tab")
         assert said[-1].startswith("Quantité de paroles"), said
         level = ear.press("enter")[-1]
-        assert level.startswith("Quantité de paroles") and ear.voice.verbosity in level, level
+        words = {"short": "court", "normal": "normal", "full": "complet"}  # said in French, not Kivy's value
+        assert level == f"Quantité de paroles, {words[ear.voice.verbosity]}.", level
         said = ear.press("f3", "t")
         assert any(x.startswith("ann") for x in said) and any(x.startswith("bob") for x in said), (game, said)
 
@@ -170,7 +171,7 @@ def test_a_language_change_in_settings_applies_everywhere_at_once(ear):
         assert home.ids.start.word == "Commencer" or "Commencer" in home.ids.start.word
         french_strip = [b.word for b in table._strip_buttons]
         ear.press("f9")
-        heard = tab_to(ear, "Langue, fr.")
+        heard = tab_to(ear, "Langue, français.")
         said = ear.press("enter")
         assert i18n.language() == "en", said
         frames(3)

@@ -92,7 +92,7 @@ def test_show_marks_superior_disciplines_and_names_types_costs_and_imbued_words(
     library = CardLibrary()
     vtes = library.game("vtes")
     anson = card_lines(library.lookup("Anson"), vtes, "fr")  # a name, as `speak` takes it
-    assert "Disciplines : Auspex, Dominate, Célérité supérieure, Présence supérieure" in anson
+    assert "Disciplines : Auspex, Domination, Célérité supérieure, Présence supérieure" in anson
     assert not any(line.startswith("Coût") for line in anson) and "Capacité : 8" in anson
     assert library.lookup("Anson").cost == ""  # its capacity is not a cost, in any front end
     master = card_lines(library.lookup("Pentex™ Loves You!"), vtes, "fr")

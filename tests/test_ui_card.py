@@ -130,7 +130,7 @@ def test_card_screen_shows_the_scanned_card(stage, resolver, tmp_path):
     assert ids.title_label.font_name == "AtkinsonHyperlegible" == theme.font_name
     assert ("Type", "Action") in stage.screen.fields
     assert ("Coût", "1 sang") in stage.screen.fields  # VTES costs in the UI language
-    assert ("Disciplines", "Dominate") in stage.screen.fields  # by name, not "dom"
+    assert ("Disciplines", "Domination") in stage.screen.fields  # by name, not "dom"
     assert ("Mordre à +2 en morsure" if OFFICIAL_FRENCH else "Bleed with +2 bleed") in ids.text_label.text
     assert "(D)" in ids.text_label.text and "Ⓓ" not in ids.text_label.text  # no glyph in the font
     assert "You do not reveal the target vampire" in ids.rulings_label.text

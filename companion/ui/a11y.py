@@ -211,6 +211,15 @@ def _change_setting(widget: Any) -> None:
     widget.value = options[(here + 1) % len(options)]
 
 
+def setting_value_words(value: str) -> str:
+    """A setting's value as the listener says it ("complet", not "full"), where it has words."""
+    from companion.i18n import t
+
+    key = f"settings.value.{value}"
+    words = t(key)
+    return value if words == key else words
+
+
 def _usable(widget: Any) -> bool:
     return widget is not None and widget.parent is not None and _visible(widget)
 
@@ -232,7 +241,7 @@ def describe_widget(widget: Any) -> tuple[str, str]:
     # A field of a kv class of its own (UiInput) is still a text field: its hint is its name.
     kind = "TextInput" if isinstance(widget, TextInput) else type(widget).__name__
     if _setting(widget):
-        label, value = label or str(widget.title), value or str(widget.value)
+        label, value = label or str(widget.title), value or setting_value_words(str(widget.value))
     if not label:
         if kind == "TextInput":
             label = widget.hint_text
