@@ -44,6 +44,10 @@ def run(args: argparse.Namespace) -> int:
     runtime = Runtime(journal_path=args.journal, lang=lang, speak=args.speak)
     laid: queue.Queue[Any] = queue.Queue()
     runtime.scans.deliver = laid.put  # reader threads only queue; cards are laid on this thread
+    # From the start: whoever reads the invitation may stop the server at once (systemd, a script),
+    # and the game must then be closed cleanly, not killed.
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
         if args.reader:
             try:
@@ -81,8 +85,6 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  {seat['seat']} {seat['name']}: {seat['join']}  ({t('phones.code', code=seat['code'])})",
                       flush=True)
             print(f"  {t('phones.spectator', url=invitation['spectator'])}", flush=True)
-        stop = threading.Event()
-        signal.signal(signal.SIGTERM, lambda *_: stop.set())
         try:
             while not stop.is_set():
                 try:
