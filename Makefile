@@ -19,7 +19,7 @@ run: setup
 	$(BIN)/python -m companion run --demo
 
 # After the whole suite on the project's Python, nox runs the Python-sensitive part of it (card
-# library, VTES through krcg 4 or 5, card updates, decks, search, game data, table rules, speech;
+# library, VTES through krcg 4 or 5, card updates, decks, search, game data, table rules, speech, card play;
 # noxfile.py lists the files) under every other Python 3.11-3.13 found on PATH or under pyenv,
 # each in its own venv in .nox/ (kept: a second run reinstalls nothing). A missing one is skipped
 # with a line saying so.

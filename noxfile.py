@@ -32,7 +32,7 @@ TESTS = [
     "tests/test_cards_loader.py", "tests/test_card_data.py", "tests/test_cards_cli.py", "tests/test_search.py",
     "tests/test_decks.py", "tests/test_game_data.py", "tests/test_i18n.py",
     "tests/test_table_rules.py", "tests/test_table_games.py", "tests/test_journal.py",
-    "tests/test_phrases.py", "tests/test_speech.py",
+    "tests/test_phrases.py", "tests/test_speech.py", "tests/test_card_play.py",
 ]
 
 nox.options.download_python = "never"
