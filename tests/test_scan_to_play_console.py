@@ -24,11 +24,12 @@ ROOT = Path(__file__).resolve().parents[1]
 class Console:
     """The console companion as a user starts it, its printed lines read as they come."""
 
-    def __init__(self, reader: str, journal: Path) -> None:
+    def __init__(self, reader: str, journal: Path, game: str = "ascension", players: str = "Ann,Bob",
+                 seed: int = 1) -> None:
         env = {**os.environ, "COMPANION_LANG": "fr"}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "companion", "console", "--reader", reader, "--game", "ascension",
-             "--players", "Ann,Bob", "--seed", "1", "--journal", str(journal)],
+            [sys.executable, "-m", "companion", "console", "--reader", reader, "--game", game,
+             "--players", players, "--seed", str(seed), "--journal", str(journal)],
             cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
@@ -68,6 +69,62 @@ class Console:
         while not self.lines.empty():
             rest.append(self.lines.get())
         return "\n".join(self.seen + rest)
+
+
+class Table:
+    """An emulated NTAG213 on nfcpy's udp driver, and the console reading it."""
+
+    def __init__(self, tag: Ntag21x, console: Console) -> None:
+        self.tag, self.console, self.uid = tag, console, 0x04000000000200
+
+    def lay(self, ref: str) -> list[str]:
+        """Lay a card; the lines up to its question's answer: how to confirm, what to choose or
+        why it cannot be paid."""
+        self.uid += 1
+        self.tag.lay(f"{self.uid:014X}", ndef_message_bytes=text_message(ref))
+        lines = self.console.until("pour appliquer", "ne peut pas payer", "Tapez ok puis", "phase d'actions")
+        self.tag.lift()
+        return lines
+
+
+def test_a_res_arcana_action_with_essences_of_your_choice(tmp_path: Path) -> None:
+    journal = tmp_path / "games.sqlite3"
+    with Ntag21x() as tag:
+        console = Console(tag.path, journal, game="res-arcana", seed=3)
+        table = Table(tag, console)
+        try:
+            console.until("Tapez une commande")
+            lines = table.lay("res-arcana:arbre-de-vie")  # during the collection: said at once
+            assert "Arbre de Vie : jouer pour 1 Vie, 2 essences au choix ?" in lines
+            assert any("phase d'actions" in line for line in lines), lines
+            console.type("next")
+            console.until("À Ann d'agir.")
+            lines = table.lay("res-arcana:arbre-de-vie")
+            assert any(line.startswith("Tapez ok puis 2 essences à payer parmi Mort") for line in lines), lines
+            console.type("ok vie vie")  # Ann has one Vie: refused with the reason, still proposed
+            console.until("Ann ne peut pas payer Arbre de Vie")
+            console.type("ok mort serenite")
+            console.until("Ann joue Arbre de Vie : -1 Vie (0), -1 Mort (0), -1 Sérénité (0).")
+        finally:
+            out = console.close()
+    assert "Au revoir" in out, out
+
+
+def test_a_vtes_master_paid_from_the_pool(tmp_path: Path) -> None:
+    journal = tmp_path / "games.sqlite3"
+    with Ntag21x() as tag:
+        console = Console(tag.path, journal, game="vtes", players="Ann,Bob,Cy", seed=3)
+        table = Table(tag, console)
+        try:
+            console.until("Tapez une commande")
+            assert "Academic Hunting Ground : jouer pour 2 pool ?" in table.lay("vtes:100015")
+            console.type("ok")
+            console.until("Cy joue Academic Hunting Ground : -2 pool (28).")
+            console.type("undo")  # one event naming the card: undone whole
+            console.until("Annulé")
+        finally:
+            out = console.close()
+    assert "3. Cy : pool 30" in out, out
 
 
 def test_a_whole_ascension_turn_by_laying_cards_on_the_reader_and_typing_ok(tmp_path: Path) -> None:

@@ -69,6 +69,7 @@ class Scans:
                     break
         if card is None and ":" not in text:
             return False
+        sim.lift()  # typed again, it is laid again (a card left on a reader is read once)
         sim.lay(card.ref if card else text)
         return True
 

@@ -44,6 +44,8 @@ from companion.table.journal import GameRow, Journal, JournalError
 log = logging.getLogger(__name__)
 
 SOURCES = ("touch", "key", "scan", "script", "phone")
+# What the rules answer to a card whose essences of your choice are not given yet.
+CHOICE_REFUSALS = ("table.card.refuse.choose", "table.card.refuse.choice")
 SCAN_HISTORY = 100
 
 
@@ -74,7 +76,7 @@ class Proposal:
     intent: Intent  # play / acquire / defeat, for a fixed seat (never "whoever is active later")
     card: Any
     choices: dict[str, Any] | None  # what must be chosen first (essences "of your choice"), or None
-    check: Result | None  # what applying would answer now; None while a choice is to be made
+    check: Result | None  # what applying would answer now; None while only a choice is missing
 
     @property
     def seat(self) -> int:
@@ -263,7 +265,10 @@ class Session:
         if intent is None:
             return None
         choices = cardplay.choices_needed(intent)
-        return Proposal(intent, card, choices, None if choices else game.check(intent))
+        check = game.check(intent)
+        if choices and not check.ok and check.reason is not None and check.reason[0].startswith(CHOICE_REFUSALS):
+            check = None  # only the choice is missing: it is asked, not refused
+        return Proposal(intent, card, choices, check)
 
     def _set_proposal(self, proposal: Proposal | None) -> None:
         if proposal is None and self.proposal is None:
