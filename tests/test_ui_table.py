@@ -789,3 +789,16 @@ def test_home_chooses_the_first_player(stage):
     game = stage.session.game
     assert game.state["seats"][game.state["active"]]["name"] == "Bob"
     assert game.state["options"]["first"] == "Bob"  # in the journal's first event
+
+
+# --- the phones' invitation is in the table's menu (the table has no button column any more) ---
+def test_the_table_menu_invites_the_phones(stage, monkeypatch):
+    start(stage, "vtes", ["Ann", "Bob", "Cy"], seed=5)
+    table = stage.table
+    asked = []
+    monkeypatch.setattr(table, "invite_phones", lambda: asked.append(True))
+    stage.tap(table.action("menu"))
+    menu = table.menu
+    assert menu is not None and menu.invite.word == "Inviter les téléphones"
+    stage.tap(menu.invite)
+    assert asked == [True] and table.menu is None
