@@ -353,7 +353,10 @@ def test_inline_discipline_icons_are_said_once(library) -> None:
 def test_trade_marks_are_not_read(library) -> None:
     for lang in ("fr", "en"):
         said = " ".join(u.text for u in card_speech(library.get("vtes:101384"), lang=lang))
-        assert "Pentex Subversion" in said and "™" not in said and "trade" not in said.lower()
+        # krcg 5 (Python 3.12+) has the official French name, "Subversion de la Pentex™".
+        assert "Pentex" in said and "™" not in said and "trade" not in said.lower()
+        assert "Pentex Subversion" in said or (lang == "fr" and "Subversion de la Pentex" in said)
+        assert "action Action" not in said  # "en action Ⓓ" is a directed action, said once
 
 
 def test_ascension_cards_say_their_honor_and_faction() -> None:
