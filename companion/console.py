@@ -188,6 +188,8 @@ class Console:
                 elif self.handle(item) is not None:
                     scans += 1
                     waiting_until = None
+                    if self.paced:  # the card and its question are heard before the next line
+                        self.runtime.voice.wait_idle(timeout=30)
         except KeyboardInterrupt:
             pass
         finally:

@@ -149,3 +149,16 @@ def test_ctrl_d_ends_the_console_and_says_the_game_number(tmp_path: Path) -> Non
         os.close(leader)
     assert b"Au revoir. La partie n\xc2\xb0 1 est enregistr" in out
     assert any(text.startswith("Au revoir. La partie numéro un") for _v, text in spoken(log))
+
+
+def test_a_card_laid_by_ear_is_heard_with_its_question_before_ok_applies_it(tmp_path: Path) -> None:
+    """Scan to play by ear: the card, then what it proposes and how to answer, then the change;
+    a script read aloud waits for each, as a listening player does."""
+    env, log = capture_env(tmp_path)
+    run = console(tmp_path, env, ["apprenti", "ok", "quitter"], "--game", "ascension", "--players", "Ann,Bob")
+    assert run.returncode == 0, run.stderr
+    texts = [text for _voice, text in spoken(log)]
+    card = next(i for i, x in enumerate(texts) if x.startswith("Apprenti. Carte de départ."))
+    assert texts[card + 1].startswith("Apprenti : jouer (plus une")
+    assert texts[card + 2] == "ok pour appliquer, non pour laisser."
+    assert texts[card + 3].endswith("joue Apprenti : plus une runes (un).")
