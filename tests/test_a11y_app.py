@@ -102,7 +102,7 @@ def app(window, tmp_path):
 def test_a_whole_vtes_turn_with_keys_only(app):
     assert app.said() == ["Écran Accueil. Choisir le jeu et les joueurs, ou reprendre une partie."]
     app.session.new_game("vtes", ["Ann", "Bob", "Cy"], seed=1)  # Cy is drawn to start
-    assert app.press("f3") == ["Écran Table. Manche un, au tour de Cy, phase Dégagement."]
+    assert app.press("f3") == ["Écran Table. Manche un, au tour de Cy, phase Redressement."]
     assert app.root.current == "table"
     # untap → master → minion: each phase said briefly, its reminder after it
     said = app.press("numpadmul")
@@ -111,43 +111,43 @@ def test_a_whole_vtes_turn_with_keys_only(app):
     # a bleed of two from the keypad: slash, 7, then the amount
     assert app.press("numpaddivide") == ["Choix : un chiffre pour une place, barre oblique pour l'aide."]
     assert app.press("numpad7") == ["Combien ? Un chiffre."]
-    assert app.press("numpad2") == ["Cy saigne Ann de deux.", "Cy prend l'Edge.",
-                                    "Ann, pool, moins deux, reste vingt-huit."]
+    assert app.press("numpad2") == ["Cy saigne Ann de deux.", "Cy prend l'Avantage.",
+                                    "Ann, réserve, moins deux, reste vingt-huit."]
     assert app.state["seats"][0]["c"]["pool"] == 28 and app.state["edge"] == 2
     frames(2)
     assert app.table.counter_box(0, "pool").value == 28  # the screen shows what was said
     # undo and redo, said with what they moved
-    assert app.press("numpad7") == ["Annulé. Ann, pool, plus deux, total trente."]
+    assert app.press("numpad7") == ["Annulé. Ann, réserve, plus deux, total trente."]
     assert app.session.game.state["seats"][0]["c"]["pool"] == 30
-    assert app.press("ctrl+y") == ["Rétabli. Ann, pool, moins deux, reste vingt-huit. Cy prend l'Edge."]
+    assert app.press("ctrl+y") == ["Rétabli. Ann, réserve, moins deux, reste vingt-huit. Cy prend l'Avantage."]
     # influence: Cy's transfers; the cursor walks Cy's counters and spends them
     said = app.press("numpadmul")
     assert said[:2] == ["Phase : Influence.", "Transferts de Cy : un."]
     assert app.press("numpad2", "numpad2") == ["Cy, points de victoire, zéro.", "Cy, transferts, un."]
     assert app.press("numpadsubstract") == ["Cy, transferts, moins un, reste zéro."]
-    assert app.press("up", "up") == ["Cy, points de victoire, zéro.", "Cy, pool, trente."]
-    assert app.press("-") == ["Cy, pool, moins un, reste vingt-neuf."]
+    assert app.press("up", "up") == ["Cy, points de victoire, zéro.", "Cy, réserve, trente."]
+    assert app.press("-") == ["Cy, réserve, moins un, reste vingt-neuf."]
     # discard, then the turn passes to Ann, who untaps
     assert app.press("n")[0] == "Phase : Défausse."
     said = app.press("numpadmul")
-    assert said[:2] == ["Au tour de Ann.", "Phase : Dégagement."]
+    assert said[:2] == ["Au tour de Ann.", "Phase : Redressement."]
     # read one's seat, the whole table, the focused counter
     assert app.press("numpad1") == [
-        "Ann : pool vingt-huit, points de victoire zéro, transferts zéro. C'est son tour; proie : Bob."]
+        "Ann : réserve vingt-huit, points de victoire zéro, transferts zéro. C'est son tour; proie : Bob."]
     said = app.press("t")
-    assert said == ["Manche un, au tour de Ann, phase Dégagement.",
-                    "Ann : pool vingt-huit, points de victoire zéro, transferts zéro. C'est son tour; proie : Bob.",
-                    "Bob : pool trente, points de victoire zéro, transferts zéro. Proie : Cy.",
-                    "Cy : pool vingt-neuf, points de victoire zéro, transferts zéro. Edge; proie : Ann."]
-    assert app.press("numpad5") == ["Ann, pool, vingt-huit."]
+    assert said == ["Manche un, au tour de Ann, phase Redressement.",
+                    "Ann : réserve vingt-huit, points de victoire zéro, transferts zéro. C'est son tour; proie : Bob.",
+                    "Bob : réserve trente, points de victoire zéro, transferts zéro. Proie : Cy.",
+                    "Cy : réserve vingt-neuf, points de victoire zéro, transferts zéro. Avantage; proie : Ann."]
+    assert app.press("numpad5") == ["Ann, réserve, vingt-huit."]
     # the edge to Ann, then again: the refusal is said as an error and changes nothing
-    assert app.press("g") == ["Ann prend l'Edge."]
+    assert app.press("g") == ["Ann prend l'Avantage."]
     said = app.press("numpaddivide", "numpad8")
     assert said[-1].startswith("Refusé :") and "Ann" in said[-1]
     assert app.session.game.state["edge"] == 0
     # a typed value on an AZERTY keyboard (Shift and & is 1): seat 1, value entry, 2 then 5
     said = app.press("AZERTY1", "enter", "2", "5", "enter")
-    assert said[-1] == "Ann, pool, moins trois, reste vingt-cinq."
+    assert said[-1] == "Ann, réserve, moins trois, reste vingt-cinq."
     # help speaks the keys of this screen; Page Down moves to the next screen, which says itself
     said = app.press("h")
     assert said[0] == "Écran Table. Touches :" and "B : saigner la proie du joueur actif : puis un chiffre." in said
@@ -155,7 +155,7 @@ def test_a_whole_vtes_turn_with_keys_only(app):
     assert said == ["Écran Carte. La dernière carte posée, en grand, avec ses précisions de règles."]
     assert app.root.current == "card"
     # the numbers keys still work away from the table
-    assert app.press("numpad7") == ["Annulé. Ann, pool, plus trois, total vingt-huit."]
+    assert app.press("numpad7") == ["Annulé. Ann, réserve, plus trois, total vingt-huit."]
 
 
 def test_a_whole_res_arcana_round_with_keys_only(app):

@@ -71,8 +71,8 @@ def test_history_back_and_forth_and_the_last_card_again(runtime) -> None:
     press(runtime, keys, "k")
     press(runtime, keys, "k")
     # back from the newest: the one before it; forward again to the newest, then the end
-    assert said(runtime)[-4:] == ["Cy, pool, moins un, reste vingt-neuf.", "Bob, pool, moins trois, reste vingt-sept.",
-                                  "Cy, pool, moins un, reste vingt-neuf.", "Dernier message."]
+    assert said(runtime)[-4:] == ["Cy, réserve, moins un, reste vingt-neuf.", "Bob, réserve, moins trois, reste vingt-sept.",
+                                  "Cy, réserve, moins un, reste vingt-neuf.", "Dernier message."]
     press(runtime, keys, "o")
     assert said(runtime)[-1] == "Aucune carte lue."
     scan = runtime.scans.resolve(TagEvent("laid", reader="sim", uid="", ndef=None))
@@ -94,4 +94,4 @@ def test_short_readings_at_the_short_verbosity(runtime) -> None:
     short = said(runtime)[before:]
     assert short and not any("zéro" in x for x in short), short
     assert len(" ".join(short)) < len(" ".join(full[before - len(short):]))
-    assert any(x.startswith("Bob : pool trente.") for x in short), short
+    assert any(x.startswith("Bob : réserve trente.") for x in short), short

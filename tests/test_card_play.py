@@ -303,13 +303,13 @@ def test_vtes_pool_costs_and_vampires(journal: Journal) -> None:
     g, p = start(journal, lib, "vtes", ["Ann", "Bob"], seed=2)
     me = g.state["active"]
     said = undo_restores(g, p, "play pentex subversion")
-    assert "-2 pool (28)" in said[0]
+    assert "-2 réserve (28)" in said[0]
     undo_restores(g, p, "play anson")
     assert g.state["seats"][me]["vampires"] == {"Anson": {"capacity": 8, "blood": 8}}
     said = ok(g, p, "play govern the unaligned")
     assert said[-1] == "À faire à la main : coût en sang (1) : à payer par le vampire"
     ok(g, p, f"pool {me + 1} =1")
-    assert "il faut 2 pool" in refused(g, p, "play pentex subversion")
+    assert "il faut 2 réserve" in refused(g, p, "play pentex subversion")
 
 
 def test_rise_and_astral_user_cards(journal: Journal, library: CardLibrary) -> None:

@@ -96,7 +96,7 @@ def test_show_marks_superior_disciplines_and_names_types_costs_and_imbued_words(
     assert not any(line.startswith("Coût") for line in anson) and "Capacité : 8" in anson
     assert library.lookup("Anson").cost == ""  # its capacity is not a cost, in any front end
     master = card_lines(library.lookup("Pentex™ Loves You!"), vtes, "fr")
-    assert master[1] == "Type : Master" and "Coût : 2 de réserve" in master
+    assert master[1] == "Type : Maître" and "Coût : 2 de réserve" in master
     assert card_lines(library.lookup("Absimiliard's Army"), vtes, "fr")[1] == "Type : Événement"
     assert card_lines(library.lookup("Absimiliard's Army"), vtes, "en")[1] == "Type : Event"
     imbued = card_lines(library.get("vtes:200102"), vtes, "fr")

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.timeout(120)
 # game: (players, a change that stays, what the reading says of it after a resume, a rule word,
 #        the title the rule answer starts with)
 GAMES = {
-    "vtes": ("Ann,Bob,Cy", "pool 2 -3", "Bob : pool vingt-sept", "edge", "Avantage"),
+    "vtes": ("Ann,Bob,Cy", "pool 2 -3", "Bob : réserve vingt-sept", "edge", "Avantage"),
     "ascension": ("Ann,Bob", "honor 2 +3", "Bob : honneur trois", "honneur", "Honneur"),
     "res-arcana": ("Ann,Bob", "or 2 +2", "Bob :", "essence", "Essence"),
     "rise": ("Ann,Bob", "coins 2 +3", "Bob :", "pieces", "Pièce"),
@@ -72,7 +72,7 @@ def test_a_whole_game_by_ear_in_the_console(tmp_path: Path, game: str) -> None:
     # quitting says goodbye and the game's number; nothing typed after "quitter" is played
     assert texts[-1].startswith("Au revoir. La partie numéro un est enregistrée"), texts[-1]
     assert "Au revoir. La partie n° 1 est enregistrée" in first.stdout
-    assert "pool 1 -1" not in first.stdout and "Ann : pool -1" not in first.stdout
+    assert "pool 1 -1" not in first.stdout and "Ann : réserve -1" not in first.stdout
     # printed lines suit a braille display: readings with digits, no raw codes
     assert "[" not in "".join(x for x in first.stdout.splitlines() if x.startswith("Commandes"))
 
@@ -92,14 +92,14 @@ def test_history_back_and_forth_and_verbosity_words(tmp_path: Path) -> None:
                   "--game", "vtes", "--players", "Ann,Bob,Cy")
     assert run.returncode == 0, run.stderr
     texts = [text for _voice, text in spoken(log)]
-    start = texts.index("Bob, pool, moins trois, reste vingt-sept.")
+    start = texts.index("Bob, réserve, moins trois, reste vingt-sept.")
     assert texts[start:start + 6] == [
-        "Bob, pool, moins trois, reste vingt-sept.", "Cy, pool, moins un, reste vingt-neuf.",
-        "Bob, pool, moins trois, reste vingt-sept.",  # back one
+        "Bob, réserve, moins trois, reste vingt-sept.", "Cy, réserve, moins un, reste vingt-neuf.",
+        "Bob, réserve, moins trois, reste vingt-sept.",  # back one
         "Partie numéro un : Vampire : la Lutte Éternelle. Tapez une commande, puis Entrée. Aide pour l'aide, "
         "quitter pour finir.",  # back two
-        "Bob, pool, moins trois, reste vingt-sept.",  # forward
-        "Cy, pool, moins un, reste vingt-neuf.",  # forward again: the newest
+        "Bob, réserve, moins trois, reste vingt-sept.",  # forward
+        "Cy, réserve, moins un, reste vingt-neuf.",  # forward again: the newest
     ], texts[start:]
     assert texts[start + 6] == "Dernier message."
     assert "Verbosité : court, normal ou complet. Maintenant : normal." in texts

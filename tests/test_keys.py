@@ -203,22 +203,22 @@ def test_keypad_prefix_seat_value_entry_and_undo(vtes):
     said = vtes.press("numpaddivide")
     assert said == "Choix : un chiffre pour une place, barre oblique pour l'aide."
     said = vtes.press("numpad2")
-    assert said.startswith("Bob : pool trente, points de victoire zéro")
+    assert said.startswith("Bob : réserve trente, points de victoire zéro")
     assert vtes.session.selected_seat == 1
-    assert vtes.press("numpadsubstract") == "Bob, pool, moins un, reste vingt-neuf."
+    assert vtes.press("numpadsubstract") == "Bob, réserve, moins un, reste vingt-neuf."
     assert game.state["seats"][1]["c"]["pool"] == 29
     said = vtes.press("numpadenter")
-    assert said == "Bob, pool : tapez la valeur, puis Entrée."
+    assert said == "Bob, réserve : tapez la valeur, puis Entrée."
     assert vtes.press("numpad2", "numpad5") == "2 | 5"
     assert game.state["seats"][1]["c"]["pool"] == 29  # nothing moves before Enter
-    assert vtes.press("numpadenter") == "Bob, pool, moins quatre, reste vingt-cinq."
-    assert vtes.press("numpad7") == "Annulé. Bob, pool, plus quatre, total vingt-neuf."
-    assert vtes.press("numpad9") == "Rétabli. Bob, pool, moins quatre, reste vingt-cinq."
+    assert vtes.press("numpadenter") == "Bob, réserve, moins quatre, reste vingt-cinq."
+    assert vtes.press("numpad7") == "Annulé. Bob, réserve, plus quatre, total vingt-neuf."
+    assert vtes.press("numpad9") == "Rétabli. Bob, réserve, moins quatre, reste vingt-cinq."
     # a value typed with a sign is a change, not a new total; Escape or the keypad dot cancels
     vtes.press("enter", "+", "3", "enter")
     assert game.state["seats"][1]["c"]["pool"] == 28
     assert vtes.press("numpadenter", "7", "numpaddecimal") == (
-        "Bob, pool : tapez la valeur, puis Entrée. | 7 | Annulé.")
+        "Bob, réserve : tapez la valeur, puis Entrée. | 7 | Annulé.")
     assert game.state["seats"][1]["c"]["pool"] == 28
     # a prefix followed by a key that completes nothing is cancelled, and said so
     assert vtes.press("numpaddivide", "x").endswith("Annulé.")
@@ -230,7 +230,7 @@ def test_refusals_are_spoken_as_errors(vtes):
 
     vtes.press("numpaddivide", "numpad3")  # seat 3, pool 30
     said = vtes.press("numpadenter", "4", "0", "enter")
-    assert said.endswith("Cy, pool, plus dix, total quarante.")
+    assert said.endswith("Cy, réserve, plus dix, total quarante.")
     said = vtes.press("numpaddivide", "numpad9")
     assert said.startswith("Choix") and ("pile" in said or "face" in said)
     # seat 4 does not exist at a table of three: said, and nothing changes

@@ -27,17 +27,17 @@ def test_keypad_lines_drive_the_game(tmp_path: Path) -> None:
     lines = run.stdout.splitlines()
     start = next(i for i, x in enumerate(lines) if x.startswith("Phase : Maître."))  # the first keypad star
     said = lines[start:]
-    for expected in ("Cy saigne Ann de 3.", "Ann : pool -3, maintenant 27.",
-                     "Annulé (1).", "Ann : pool +3, maintenant 30.",  # the keypad undo says what it undid
+    for expected in ("Cy saigne Ann de 3.", "Ann : réserve -3, maintenant 27.",
+                     "Annulé (1).", "Ann : réserve +3, maintenant 30.",  # the keypad undo says what it undid
                      # readings are written with digits (a braille display), said with words
-                     "Bob : pool 30, points de victoire 0, transferts 0. Proie : Cy.",
-                     "Bob : pool -1, maintenant 29.",
-                     "Ann : pool -2, maintenant 28.", "Ann : pool +2, maintenant 30.",  # a typed command, undone
+                     "Bob : réserve 30, points de victoire 0, transferts 0. Proie : Cy.",
+                     "Bob : réserve -1, maintenant 29.",
+                     "Ann : réserve -2, maintenant 28.", "Ann : réserve +2, maintenant 30.",  # a typed command, undone
                      "Manche 1, au tour de Cy, phase Séides."):
         assert expected in said, (expected, said)
-    assert said.index("Cy saigne Ann de 3.") < said.index("Ann : pool +3, maintenant 30.")
+    assert said.index("Cy saigne Ann de 3.") < said.index("Ann : réserve +3, maintenant 30.")
     # the final state printed at the end of input agrees with what was said
-    assert "1. Ann : pool 30" in run.stdout and "2. Bob : pool 29" in run.stdout
+    assert "1. Ann : réserve 30" in run.stdout and "2. Bob : réserve 29" in run.stdout
     assert "Traceback" not in run.stderr
 
 
@@ -46,12 +46,12 @@ def test_amounts_for_the_selected_counter_and_no_prefix_carried_over(tmp_path: P
     run = console(tmp_path, "/2\n-3\n+2\n=25\n/\n2\n")
     assert run.returncode == 0, run.stderr
     out = run.stdout
-    assert "Bob : pool -3, maintenant 27." in out
-    assert "Bob : pool +2, maintenant 29." in out
-    assert "Bob : pool -4, maintenant 25." in out
+    assert "Bob : réserve -3, maintenant 27." in out
+    assert "Bob : réserve +2, maintenant 29." in out
+    assert "Bob : réserve -4, maintenant 25." in out
     # "2" alone is the keypad's 2 (next counter on the table), never seat 2 chosen again
-    assert out.count("Bob : pool 30,") == 1
-    assert "2. Bob : pool 25" in out
+    assert out.count("Bob : réserve 30,") == 1
+    assert "2. Bob : réserve 25" in out
     assert "Traceback" not in run.stderr
 
 
@@ -70,11 +70,11 @@ def test_typed_and_keypad_results_are_said_the_same_way(tmp_path: Path) -> None:
         return said[-1][1]
 
     # signs and numbers as words: a loss is never heard as a gain
-    assert last_said("pool 2 -3") == "Bob, pool, moins trois, reste vingt-sept."
+    assert last_said("pool 2 -3") == "Bob, réserve, moins trois, reste vingt-sept."
     # a typed undo says what it undid, as the keypad's does
-    assert last_said("undo", "--resume", "1") == "Annulé. Bob, pool, plus trois, total trente."
-    assert last_said("redo", "--resume", "1") == "Rétabli. Bob, pool, moins trois, reste vingt-sept."
-    assert last_said("7", "--resume", "1") == "Annulé. Bob, pool, plus trois, total trente."
+    assert last_said("undo", "--resume", "1") == "Annulé. Bob, réserve, plus trois, total trente."
+    assert last_said("redo", "--resume", "1") == "Rétabli. Bob, réserve, moins trois, reste vingt-sept."
+    assert last_said("7", "--resume", "1") == "Annulé. Bob, réserve, plus trois, total trente."
     # durations in words, not "zéro heure dix"
     timer = last_said("timer", "--resume", "1")
     assert timer.startswith("Ce tour : ") and "seconde" in timer, timer

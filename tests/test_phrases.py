@@ -260,7 +260,7 @@ def test_essences_by_name_and_gender() -> None:
 
 
 def test_edge_is_taken_and_lost() -> None:
-    assert change_speech("Ann", "vtes.edge", 1, 1, "fr") == [Utterance("Ann prend l'Edge.", "fr")]
+    assert change_speech("Ann", "vtes.edge", 1, 1, "fr") == [Utterance("Ann prend l'Avantage.", "fr")]
     assert change_speech("Ann", "vtes.edge", -1, 0, "en") == [Utterance("Ann loses the Edge.", "en")]
 
 

@@ -117,14 +117,14 @@ def test_a_vtes_master_paid_from_the_pool(tmp_path: Path) -> None:
         table = Table(tag, console)
         try:
             console.until("Tapez une commande")
-            assert "Academic Hunting Ground : jouer pour 2 pool ?" in table.lay("vtes:100015")
+            assert "Academic Hunting Ground : jouer pour 2 réserve ?" in table.lay("vtes:100015")
             console.type("ok")
-            console.until("Cy joue Academic Hunting Ground : -2 pool (28).")
+            console.until("Cy joue Academic Hunting Ground : -2 réserve (28).")
             console.type("undo")  # one event naming the card: undone whole
             console.until("Annulé")
         finally:
             out = console.close()
-    assert "3. Cy : pool 30" in out, out
+    assert "3. Cy : réserve 30" in out, out
 
 
 def test_a_whole_ascension_turn_by_laying_cards_on_the_reader_and_typing_ok(tmp_path: Path) -> None:

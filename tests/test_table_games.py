@@ -57,7 +57,7 @@ def test_vtes_full_game(tmp_path: Path) -> None:
     err = proc.stderr
     assert "Ann reçoit 1 transfert(s)" in err and "Bob reçoit 2 transfert(s)" in err
     assert "Cy reçoit 3 transfert(s)" in err and "Ann reçoit 4 transfert(s)" in err
-    assert "Refusé : Bob n'a que 10 pool" in err
+    assert "Refusé : Bob n'a que 10 réserve" in err
     assert "Refusé : Anson ne peut pas avoir plus de sang que sa capacité (8)" in err
     assert "Refusé : Bob n'est plus dans la partie" in err
 
@@ -121,12 +121,12 @@ def test_astral_full_game(tmp_path: Path) -> None:
 def test_strict_stops_with_status_3(tmp_path: Path) -> None:
     proc = play("vtes", "Ann,Bob,Cy", 5, tmp_path / "j.sqlite3", "--strict", stdin="pool 2 -3\npool 2 -99\npool 2 -1\n")
     assert proc.returncode == 3
-    assert "Refusé : Bob n'a que 27 pool" in proc.stdout
-    assert "Bob : pool -1" not in proc.stdout  # nothing after the refused line
+    assert "Refusé : Bob n'a que 27 réserve" in proc.stdout
+    assert "Bob : réserve -1" not in proc.stdout  # nothing after the refused line
     lenient = play("vtes", "Ann,Bob,Cy", 5, tmp_path / "j.sqlite3", stdin="pool 2 -3\nfoo\npool 2 -1\n")
     assert lenient.returncode == 0
     assert "ligne 2 : Refusé : je ne connais pas « foo »" in lenient.stdout
-    assert "Bob : pool -1, maintenant 26." in lenient.stdout
+    assert "Bob : réserve -1, maintenant 26." in lenient.stdout
 
 
 def test_resume_list_and_export(tmp_path: Path) -> None:

@@ -67,7 +67,7 @@ def test_refusals_named_in_the_issue(journal: Journal) -> None:
     assert "ne peut pas dépasser 7" in fr and "cannot go above 7" in en
     g, p = new(journal, "vtes", ["Ann", "Bob"])
     fr, _ = refused(g, p, "pool 2 -31")
-    assert fr == "Bob n'a que 30 pool : impossible d'en retirer 31."
+    assert fr == "Bob n'a que 30 réserve : impossible d'en retirer 31."
 
 
 def test_first_player_and_dice_are_fair_and_recorded(journal: Journal) -> None:
@@ -199,7 +199,7 @@ def test_astral_twelve_stars_win_at_once(journal: Journal) -> None:
 def test_describe_for_the_ear(journal: Journal) -> None:
     g, p = new(journal, "vtes", ["Ann", "Bob"])
     r = do(g, p, "pool 2 -3")
-    assert describe(r, "fr") == ["Bob : pool -3, maintenant 27."]
+    assert describe(r, "fr") == ["Bob : réserve -3, maintenant 27."]
     assert describe(r, "en") == ["Bob: pool -3, now 27."]
     (change,) = r.changes
     assert (change.seat_name, change.counter, change.delta, change.value) == ("Bob", "pool", -3, 27)

@@ -351,11 +351,11 @@ def test_vtes_by_touch(stage, tmp_path):
     assert [table.panel(i).angle for i in range(3)] == [0, 90, 180]
     assert [table.panel(i).flipped for i in range(3)] == [False, False, True]
     assert table.panel(0).active and "Ann, à toi" in table.panel(0).ids.header.text
-    assert "Phase 1/5 : Dégagement" in table.ids.phase_label.text and "Redressez" in table.reminder
+    assert "Phase 1/5 : Redressement" in table.ids.phase_label.text and "Redressez" in table.reminder
     assert "proie : Bob" in table.panel(0).marks and "prédateur : Cy" in table.panel(0).marks
 
     act(stage, "edge", seat=1)
-    assert game.state["edge"] == 1 and "a l'Edge" in table.panel(1).marks
+    assert game.state["edge"] == 1 and "a l'Avantage" in table.panel(1).marks
     step(stage, 1, "pool", -3, apply=False)
     assert counters(stage, 1)["pool"] == 30  # shown as 30 → 27, not yet applied
     stage.shot(tmp_path, "vtes-pending")
@@ -367,7 +367,7 @@ def test_vtes_by_touch(stage, tmp_path):
     act(stage, "next")
     assert "Maître" in table.phase
     act(stage, "undo")
-    assert "Dégagement" in table.phase
+    assert "Redressement" in table.phase
     act(stage, "redo")
     assert "Maître" in table.phase
 
@@ -608,7 +608,7 @@ def render_sizes(out: Path) -> dict:
             table = stage.table
             assert [table.panel(i).angle for i in range(4)] == [0, 90, 180, 270]
             log = stage.screen("log")
-            assert any("pool" in line.text for line in log.lines) and log.lines[0].clock.count(":") == 2
+            assert any("réserve" in line.text for line in log.lines) and log.lines[0].clock.count(":") == 2
             report[tag] = "ok"
         except AssertionError:
             report[tag] = traceback.format_exc()

@@ -72,8 +72,8 @@ def test_two_phones_play_and_keep_their_secrets(browser, table, tmp_path: Path) 
         expect(ann.get_by_role("heading", name="Ma place : Ann")).to_be_visible()
         expect(bob.get_by_role("heading", name="Ma place : Bob")).to_be_visible()
         # Ann takes 1 from her pool: Bob's phone shows it, the journal has it
-        ann.get_by_role("button", name="Moins 1 : pool").click()
-        expect(bob.locator("#seats")).to_contain_text("Ann : pool 29")
+        ann.get_by_role("button", name="Moins 1 : réserve").click()
+        expect(bob.locator("#seats")).to_contain_text("Ann : réserve 29")
         expect(ann.locator("#live")).to_contain_text("29")
         journal = Journal(runtime.session.journal_path)
         try:
@@ -83,9 +83,9 @@ def test_two_phones_play_and_keep_their_secrets(browser, table, tmp_path: Path) 
         finally:
             journal.close()
         # a value typed in
-        ann.get_by_label("Nouvelle valeur : pool").fill("25")
+        ann.get_by_label("Nouvelle valeur : réserve").fill("25")
         ann.locator("button[data-set='pool']").click()
-        expect(bob.locator("#seats")).to_contain_text("Ann : pool 25")
+        expect(bob.locator("#seats")).to_contain_text("Ann : réserve 25")
         # a card on Ann's reader: Ann's phone has its text, Bob's only hears that she read one
         scan = runtime.scans.resolve(TagEvent("laid", reader="sim", uid="04A1", ndef=encode_ref("vtes:100845"), seat=1))
         runtime.lay(scan)
@@ -103,7 +103,7 @@ def test_two_phones_play_and_keep_their_secrets(browser, table, tmp_path: Path) 
         runtime.session.apply("pool 2 -3", source="key")
         cb.set_offline(False)
         bob.reload()
-        expect(bob.locator("#seats")).to_contain_text("Bob : pool 27")
+        expect(bob.locator("#seats")).to_contain_text("Bob : réserve 27")
         # Bob may not change the phase when it is not his turn... it is Bob's turn (seed 1): Ann's button is off
         expect(ann.get_by_role("button", name="Phase suivante")).to_be_disabled()
         bob.get_by_role("button", name="Phase suivante").click()
