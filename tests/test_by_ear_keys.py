@@ -71,7 +71,8 @@ def test_history_back_and_forth_and_the_last_card_again(runtime) -> None:
     press(runtime, keys, "k")
     press(runtime, keys, "k")
     # back from the newest: the one before it; forward again to the newest, then the end
-    assert said(runtime)[-4:] == ["Cy, réserve, moins un, reste vingt-neuf.", "Bob, réserve, moins trois, reste vingt-sept.",
+    assert said(runtime)[-4:] == ["Cy, réserve, moins un, reste vingt-neuf.",
+                                  "Bob, réserve, moins trois, reste vingt-sept.",
                                   "Cy, réserve, moins un, reste vingt-neuf.", "Dernier message."]
     press(runtime, keys, "o")
     assert said(runtime)[-1] == "Aucune carte lue."

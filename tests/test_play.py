@@ -131,7 +131,8 @@ def test_a_result_is_said_the_same_way_from_every_source(runtime) -> None:
         session.apply("pool 2 -3", source=source)
         session.apply("undo", source=source)
         texts.append([u.text for u in spoken(runtime)[before:]])
-    assert texts[0] == ["Bob, réserve, moins trois, reste vingt-sept.", "Annulé. Bob, réserve, plus trois, total trente."]
+    assert texts[0] == ["Bob, réserve, moins trois, reste vingt-sept.",
+                        "Annulé. Bob, réserve, plus trois, total trente."]
     assert all(x == texts[0] for x in texts), texts
 
 
