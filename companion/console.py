@@ -37,6 +37,27 @@ from companion.readers.events import TagEvent
 from companion.speech.speaker import Priority
 from companion.tags.resolve import Scan, scan_line
 
+
+def card_line(scan: Scan, library: Any, lang: str) -> str:
+    """A card laid, in one line for a terminal, a braille display or a screen reader: its name,
+    type, cost, clan and disciplines (or keywords) as the speech has them, then its text with
+    icons as words and numbers as digits; in the listener's language where the card has it."""
+    if scan.card is None:
+        return scan_line(scan)
+    from companion.cards.explain import card_rows
+    from companion.cards.model import localized
+    from companion.speech.phrases import for_the_eye
+
+    card = localized(scan.card, lang)
+    try:
+        game = library.game(card.game)
+    except Exception:  # a game whose data did not load: the card is still shown
+        game = None
+    rows = "; ".join(f"{label} : {value}" if lang == "fr" else f"{label}: {value}"
+                     for label, value in card_rows(card, game, lang))
+    text = for_the_eye(card.text, lang, card.game)
+    return "  ".join(x for x in (f"{card.ref}  {card.name}", f"({rows})" if rows else "", text) if x)
+
 _EOF = object()
 QUIT_WORDS = frozenset({"quit", "quitter", "exit", "sortir"})
 # A card laid during a game proposes an action: these words apply it (choices may follow) or leave it.
@@ -87,7 +108,8 @@ class Console:
     def handle(self, event: TagEvent | Scan) -> Scan | None:
         """A reader's news, or a card laid (already resolved by the core's scans)."""
         if isinstance(event, Scan):
-            self._print(json.dumps(event.to_json(), ensure_ascii=False) if self.as_json else scan_line(event))
+            self._print(json.dumps(event.to_json(), ensure_ascii=False) if self.as_json
+                        else card_line(event, self.runtime.library, self.runtime.lang))
             self.runtime.lay(event)
             return event
         if event.kind == "reader-lost":

@@ -32,3 +32,14 @@ def test_an_empty_stdin_leaves_a_scripted_demo_running_to_its_count() -> None:
     run = console("--reader", "sim:vtes:100845,vtes:101050", "--count", "2", stdin="")
     assert run.returncode == 0, run.stderr
     assert "Govern the Unaligned" in run.stdout and "Kindred Intelligence" in run.stdout
+
+
+def test_a_card_line_suits_a_braille_display() -> None:
+    """Issue 16, item 8: the console's card line names the type, cost, clan and disciplines as
+    the speech does, writes icons as words and numbers as digits, never a raw [dom] code."""
+    out = console("--reader", "sim", "--count", "2", stdin="vtes:100845\nanson\n")
+    govern, anson = out.stdout.splitlines()[:2]
+    assert govern.startswith("vtes:100845  Govern the Unaligned  (Type: Action; Cost: 1 blood; Disciplines: Dominate)")
+    assert "[dom]" not in govern and "[DOM]" not in govern and "Superior Dominate: +1 stealth action." in govern
+    assert "+2 bleed" in govern  # digits, not "plus two"
+    assert "Clan: Toreador" in anson and "superior Celerity" in anson and "Capacity: 8" in anson

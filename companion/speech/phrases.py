@@ -110,6 +110,28 @@ def _bracket(m: re.Match[str], lang: str, game: str) -> str:
     return " " + code + " "
 
 
+def for_the_eye(text: str, lang: str = "fr", game: str = "") -> str:
+    """Card text for a braille display or a screen reader: symbols, icons and discipline marks
+    as the speech says them ("[dom]" is "Domination inférieure :"), numbers kept as digits."""
+    lang = _lang(lang)
+    if not text:
+        return ""
+    s = _RULING_REF.sub("", text)
+    s = _LOOSE_REF.sub("", s)
+    s = _CARD_LINK.sub(r"\1", s).replace("{", "").replace("}", "")
+    s = _EMPHASIS.sub(r"\1", s)
+    s = _ANGLE.sub(lambda m: m.group(1).lower(), s)
+    s = _ITALIC.sub(r"\1", s)
+    s = _NAMED_ICON.sub(lambda m: _named_icon(m, game), s)
+    s = _BRACKET.sub(lambda m: _bracket(m, lang, game), s)
+    for pattern, new in _replacements(lang):
+        s = pattern.sub(new, s)
+    lines = [re.sub(r"\s+", " ", line).strip() for line in s.splitlines() if line.strip()]
+    s = " / ".join(lines)
+    s = re.sub(r":\s*:", ":", s)
+    return s.strip()
+
+
 def for_the_ear(text: str, lang: str = "fr", game: str = "") -> str:
     """Card text made speakable: symbols, icons, discipline marks and numbers as words."""
     lang = _lang(lang)
