@@ -63,6 +63,7 @@ def test_settings_by_keys_and_the_verbosity_shortens_readings(ear):
 
 
 def test_a_text_field_is_named_and_takes_letters_without_enter(ear):
+    ear.runtime.load_cards()  # as the app does in a worker at its start
     ear.session.new_game("vtes", ["Ann", "Bob", "Cy"], seed=1)
     ear.press("f6")
     said = ear.press("tab")
@@ -73,6 +74,15 @@ def test_a_text_field_is_named_and_takes_letters_without_enter(ear):
     ear.press("p", "o", "o", "l", "-")
     assert field.text == "pool-"
     assert ear.session.game.state["seats"][1]["c"]["pool"] == before  # no letter or sign played
+    # once the fingers rest, how many entries were found is said (item 2)
+    start = len(ear.spoken)
+    field.text = "edge"
+    deadline = time.monotonic() + 5
+    while not any("résultats pour « edge »" in u.text for u in ear.spoken[start:]) and time.monotonic() < deadline:
+        frames(1)
+        time.sleep(0.02)
+    said = [u.text for u in ear.spoken[start:]]
+    assert any(x.endswith("résultats pour « edge »") for x in said), said
 
 
 def test_history_and_keypad_help_in_the_window(ear):

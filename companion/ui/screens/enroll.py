@@ -119,6 +119,7 @@ class EnrollScreen(SessionScreen):
         self.say(t("enroll.spoken"), "card")
 
     def on_query(self, *_args) -> None:
+        self._typed = True  # the count of what was found is said once the typing pauses
         self._search_later()
 
     def search_now(self) -> None:
@@ -127,6 +128,10 @@ class EnrollScreen(SessionScreen):
             return
         hits = self.library.search(self.query, game=self.game, limit=RESULTS)
         self.results = [hit.card for hit in hits]
+        if getattr(self, "_typed", False):
+            self._typed = False
+            query = self.query.strip()
+            self.say(t("enroll.found", count=len(hits), query=query) if hits else t("cards.no_hits", query=query))
 
     def on_results(self, _screen: EnrollScreen, results: list[Card]) -> None:
         box = self.ids.results

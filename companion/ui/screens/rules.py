@@ -75,6 +75,7 @@ class RulesScreen(SessionScreen):
         self.search_now()
 
     def on_query(self, *_args) -> None:
+        self._typed = True  # the count of what was found is said once the typing pauses
         self._search_later()
 
     def search_now(self) -> None:
@@ -82,6 +83,7 @@ class RulesScreen(SessionScreen):
         if game is None:
             self.results = []
             self.status = t("ui.loading") if not self.library_ready else t("rules.no_game", game=self.game)
+            self._say_status()
             return
         found = results_for(game, self.query)
         self.results = found
@@ -91,6 +93,13 @@ class RulesScreen(SessionScreen):
             self.status = t("rules.found", count=len(found), query=self.query.strip())
         else:
             self.status = t("cards.no_hits", query=self.query.strip())
+        self._say_status()
+
+    def _say_status(self) -> None:
+        """After typing: how many entries were found (or why none can be), said once."""
+        if getattr(self, "_typed", False):
+            self._typed = False
+            self.say(self.status)
 
     def on_results(self, _screen: RulesScreen, results: list) -> None:
         box = self.ids.results
