@@ -84,3 +84,21 @@ def test_a_person_typing_the_same_keys_is_not_a_scan(keyed, window) -> None:
     _settle(keyed)
     assert keyed.recorder.uids == []
     assert keyed.session.selected_seat == 1  # the key "2" selected seat 2, as the key map says
+
+
+def test_a_wedge_burst_into_a_text_field_is_a_scan_not_text(keyed, window) -> None:
+    """Issue 16, item 2: with the Rules search field focused, a reader's burst is taken back out
+    of the field and read as a card; a person typing letters and digits keeps them."""
+    keyed.session.new_game("vtes", ["Ann", "Bob", "Cy"], seed=1)
+    keyed.root.show("rules")
+    field = keyed.root.get_screen("rules").ids.search
+    field.focus = True
+    frames(2)
+    _type(keyed, window, "edge ", gap=0.3)  # a person
+    _type(keyed, window, "04A1B2C3D4E5F6\n", gap=0.004)  # a reader
+    _settle(keyed)
+    assert keyed.recorder.uids == ["04A1B2C3D4E5F6"]
+    assert field.text == "edge "
+    _type(keyed, window, "ab12", gap=0.3)  # a person's hex-looking word stays typed
+    _settle(keyed)
+    assert field.text == "edge ab12" and keyed.recorder.uids == ["04A1B2C3D4E5F6"]

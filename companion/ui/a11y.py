@@ -375,6 +375,9 @@ class A11y:
         from companion.readers.wedge import WedgeRecogniser
 
         self.wedge = WedgeRecogniser()
+        # While a text field has the keyboard its keys are the field's; a reader's burst typed
+        # into it is still recognised after the fact, taken back out of the field, and laid.
+        self.field_wedge = WedgeRecogniser()
         self._held: list[str] = []  # key names held by the wedge recogniser, in order
         self._flush_event: Any = None
         # Kivy's key events carry no time stamp, so keys are timed on arrival; a test replaces
@@ -433,6 +436,11 @@ class A11y:
                      modifiers: list[str]) -> bool:
         key = key_name(keycode, codepoint, modifiers)
         typing = self.typing()
+        if typing and (key == "enter" or (len(key) == 1 and key in HEX_KEYS)):
+            if self._field_scan(self.field_wedge.feed(key, self.clock())):
+                return True  # the reader's Enter: the field does not take it
+        elif typing:
+            self.field_wedge.flush(float("inf"))
         if not typing and (key == "enter" or (len(key) == 1 and key in HEX_KEYS)):
             # Maybe a keyboard-wedge reader typing a UID: held until the recogniser knows.
             self._held.append(key)
@@ -444,6 +452,24 @@ class A11y:
             return True
         self._wedge_out(self.wedge.flush(float("inf")))  # a key of another kind: give back what is held
         return self._press(key, typing)
+
+    def _field_scan(self, outputs: list) -> bool:
+        """A reader's burst the focused field already took: out of the field, laid as a card."""
+        from kivy.uix.textinput import TextInput
+
+        from companion.readers.wedge import Scanned
+
+        scans = [out for out in outputs if isinstance(out, Scanned)]
+        if not scans:
+            return False
+        screen = self.manager.current_screen
+        field = next((w for w in screen.walk() if isinstance(w, TextInput) and w.focus), None) if screen else None
+        for out in scans:
+            if field is not None and field.text.lower().endswith(out.typed.lower()):
+                field.text = field.text[:len(field.text) - len(out.typed)]
+            if callable(self.on_wedge_scan):
+                self.on_wedge_scan(out.uid)
+        return True
 
     def _press(self, key: str, typing: bool = False) -> bool:
         try:
