@@ -111,8 +111,9 @@ def _text(words: str, size: float, bold: bool = False) -> Label:
     return label
 
 
-def invite(runtime: Any) -> PhonesView:
-    """The Table screen's "Inviter les téléphones": start serving (once) and show the invitations."""
-    view = PhonesView(phone_server(runtime, lan_setting()))
+def invite(runtime: Any, far: set[int] | None = None) -> PhonesView:
+    """The Table screen's "Inviter les téléphones": start serving (once) and show the invitations,
+    the QR codes of the seats across the table (``far``, 1-based) turned to them."""
+    view = PhonesView(phone_server(runtime, lan_setting()), far=far)
     view.open()
     return view

@@ -718,7 +718,9 @@ class TableScreen(Screen):
 
         from companion.ui.screens.phones import invite
 
-        invite(App.get_running_app().runtime)
+        # A seat whose panel faces the far side reads its QR code turned to it, as it reads its numbers.
+        far = {seat + 1 for seat in range(len(self._panels)) if self.angle_of(seat) == 180}
+        invite(App.get_running_app().runtime, far=far)
 
     def send(self, command: str | Intent) -> Result | None:
         if self.session is None:
