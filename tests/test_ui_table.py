@@ -802,3 +802,19 @@ def test_the_table_menu_invites_the_phones(stage, monkeypatch):
     assert menu is not None and menu.invite.word == "Inviter les téléphones"
     stage.tap(menu.invite)
     assert asked == [True] and table.menu is None
+
+
+def test_the_invitation_turns_each_qr_code_as_its_seat_is_turned(stage, monkeypatch):
+    from types import SimpleNamespace
+
+    import kivy.app
+
+    import companion.ui.screens.phones as phones
+
+    start(stage, "vtes", ["Ann", "Bob", "Cy", "Dee"], seed=2)  # bottom, right, top, left
+    asked = []
+    monkeypatch.setattr(phones, "invite", lambda runtime, far=None: asked.append(far))
+    monkeypatch.setattr(kivy.app.App, "get_running_app", staticmethod(lambda: SimpleNamespace(runtime=None)))
+    stage.table.invite_phones()
+    assert [stage.table.panel(i).angle for i in range(4)] == [0, 90, 180, 270]
+    assert asked == [{3}]  # only the seat across the table reads its code upside down
