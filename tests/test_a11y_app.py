@@ -130,12 +130,12 @@ def test_a_whole_vtes_turn_with_keys_only(app):
     # discard, then the turn passes to Ann, who untaps
     assert app.press("n")[0] == "Phase : Défausse."
     said = app.press("numpadmul")
-    assert said[:2] == ["Au tour de Ann.", "Phase : Redressement."]
+    assert said[:2] == ["Au tour d'Ann.", "Phase : Redressement."]
     # read one's seat, the whole table, the focused counter
     assert app.press("numpad1") == [
         "Ann : réserve vingt-huit, points de victoire zéro, transferts zéro. C'est son tour; proie : Bob."]
     said = app.press("t")
-    assert said == ["Manche un, au tour de Ann, phase Redressement.",
+    assert said == ["Manche un, au tour d'Ann, phase Redressement.",
                     "Ann : réserve vingt-huit, points de victoire zéro, transferts zéro. C'est son tour; proie : Bob.",
                     "Bob : réserve trente, points de victoire zéro, transferts zéro. Proie : Cy.",
                     "Cy : réserve vingt-neuf, points de victoire zéro, transferts zéro. Avantage; proie : Ann."]
@@ -160,7 +160,7 @@ def test_a_whole_vtes_turn_with_keys_only(app):
 
 def test_a_whole_res_arcana_round_with_keys_only(app):
     app.session.new_game("res-arcana", ["Ann", "Bob"], seed=3)  # Ann has the first-player tile
-    assert app.press("f3") == ["Écran Table. Manche un, au tour de Ann, phase Collecte."]
+    assert app.press("f3") == ["Écran Table. Manche un, au tour d'Ann, phase Collecte."]
     # collect: Ann's first essence, then Bob's gold, from the keypad
     assert app.press("numpad5") == ["Ann, Mort, une."]
     assert app.press("numpadadd") == ["Ann, Mort, plus une, total deux."]

@@ -117,8 +117,9 @@ def tab_to(ear: Ear, wanted: str, limit: int = 20) -> list[str]:
 
 def test_five_whole_games_by_keys_from_home(ear):
     """One window session: each game chosen on Home by Tab and Enter, players typed, started,
-    played a little (a phase, a counter, an undo), a rule looked up, the verbosity changed in
-    Settings, the table read; no touch, nothing looked at."""
+    played a little (a phase, a counter, an undo), a rule looked up (its count heard), the
+    verbosity changed in Settings, the table read, left and resumed from Home's saved games;
+    no touch, nothing looked at."""
     ear.runtime.load_cards()  # as the app does in a worker at its start
     rules = ear.root.get_screen("rules")
     for game, (place, word) in GAMES.items():
@@ -157,6 +158,11 @@ def test_five_whole_games_by_keys_from_home(ear):
             time.sleep(0.05)
             frames(1)
         assert rules.results, (game, word, rules.ids.search.text, rules.query)
+        deadline = time.monotonic() + 5  # how many were found is said once the typing pauses
+        while not any(f"résultats pour « {word} »" in u.text for u in ear.spoken) and time.monotonic() < deadline:
+            time.sleep(0.02)
+            frames(1)
+        assert any(f"résultats pour « {word} »" in u.text for u in ear.spoken), game
         # the verbosity, in Settings, by Tab and Enter
         ear.press("f9")
         ear.a11y.focus.clear()
@@ -167,6 +173,18 @@ def test_five_whole_games_by_keys_from_home(ear):
         assert level == f"Quantité de paroles, {words[ear.voice.verbosity]}.", level
         said = ear.press("f3", "t")
         assert any(x.startswith("ann") for x in said) and any(x.startswith("bob") for x in said), (game, said)
+        # leave it, then resume it from Home's saved games by Tab and Enter
+        number = ear.session.game.id
+        ear.press("f2")
+        ear.a11y.focus.clear()
+        for _ in range(40):
+            heard = ear.press("tab")
+            if heard and f"(n° {number})" in heard[-1]:
+                break
+        else:
+            raise AssertionError((game, "no saved game", number))
+        said = ear.press("enter")
+        assert ear.session.game.id == number and any(x.startswith("Écran Table.") for x in said), (game, said)
 
 
 def test_a_language_change_in_settings_applies_everywhere_at_once(ear):

@@ -177,7 +177,7 @@ def test_a_whole_ascension_turn(journal: Journal, library: CardLibrary) -> None:
     me = g.state["active"]
     name = g.state["seats"][me]["name"]
     said = undo_restores(g, p, "play apprenti")
-    assert said[0] == f"{name} joue Apprenti : +1 runes (1)."
+    assert said[0] == f"{name} joue Apprenti : +1 rune (1)."
     ok(g, p, "jouer apprentice")  # English name
     ok(g, p, "play aprenti")  # a typo
     said = undo_restores(g, p, "acquire mystic")

@@ -54,7 +54,7 @@ def test_a_whole_game_by_ear_in_the_console(tmp_path: Path, game: str) -> None:
     opening = next(i for i, x in enumerate(texts) if x.startswith("Partie numéro un :"))
     assert "Aide pour l'aide" in texts[opening]
     # help, short first (this game's name and an example), then "plus" says the counters
-    help_at = next(i for i, x in enumerate(texts) if x.startswith("Commandes de "))
+    help_at = next(i for i, x in enumerate(texts) if x.startswith(("Commandes de ", "Commandes d'")))
     assert "Plus pour la suite." in texts[help_at]
     assert texts[help_at + 1].startswith("Compteurs : ")
     # a rule by ear: the best entry's first sentence, then the rest on "plus"
@@ -161,4 +161,4 @@ def test_a_card_laid_by_ear_is_heard_with_its_question_before_ok_applies_it(tmp_
     card = next(i for i, x in enumerate(texts) if x.startswith("Apprenti. Carte de départ."))
     assert texts[card + 1].startswith("Apprenti : jouer (plus une")
     assert texts[card + 2] == "ok pour appliquer, non pour laisser."
-    assert texts[card + 3].endswith("joue Apprenti : plus une runes (un).")
+    assert texts[card + 3].endswith("joue Apprenti : plus une rune (un).")

@@ -146,9 +146,9 @@ def test_a_whole_ascension_turn_by_laying_cards_on_the_reader_and_typing_ok(tmp_
 
             for _ in range(3):
                 lines = lay("ascension:apprenti")
-                assert "Apprenti : jouer (+1 runes) ?" in lines
+                assert "Apprenti : jouer (+1 rune) ?" in lines
                 console.type("ok")
-                console.until("joue Apprenti : +1 runes")
+                console.until("joue Apprenti : +1 rune")
             assert "Mystique : acquérir pour 3 runes ?" in lay("ascension:mystique")
             console.type("ok")
             console.until("acquiert Mystique : -3 runes (0)")

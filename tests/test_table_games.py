@@ -112,10 +112,10 @@ def test_astral_full_game(tmp_path: Path) -> None:
     assert ann["counters"]["pv"] == 9 and bob["counters"]["pv"] == 9  # SuperNova from turn 9
     err = proc.stderr
     assert "Ann pioche 0 carte(s)" in err and "Bob pioche 1 carte(s)" in err
-    assert "Refusé : Energy max de Ann ne peut pas dépasser 7" in err
+    assert "Refusé : Energy max d'Ann ne peut pas dépasser 7" in err
     assert "Refusé : pas plus de deux actions principales du même type (Sbire)" in err
     assert "Refusé : Ann a déjà fait ses 3 actions principales" in err
-    assert "Refusé : Energy de Ann ne peut pas dépasser 1" in err
+    assert "Refusé : Energy d'Ann ne peut pas dépasser 1" in err
 
 
 def test_strict_stops_with_status_3(tmp_path: Path) -> None:

@@ -501,7 +501,7 @@ def test_astral_by_touch(stage, tmp_path):
     act(stage, "summon", seat=0, amount=0)
     last_refused(stage, "Ann a déjà fait ses 2 actions principales")
     step(stage, 0, "energy", 2)
-    last_refused(stage, "Energy de Ann ne peut pas dépasser 1")
+    last_refused(stage, "Energy d'Ann ne peut pas dépasser 1")
     assert "(max 1)" in box(stage, 0, "energy").ids.title.text
     act(stage, "end")
     step(stage, 1, "stars", 3)
@@ -739,7 +739,7 @@ def test_a_whole_ascension_turn_by_laying_cards_and_touching_apply(stage, tmp_pa
 
     overlay = lay("ascension:apprenti", "04A1")
     assert overlay is not None and overlay.proposal is not None
-    assert overlay.question.text == "Apprenti : jouer (+1 runes) ?"
+    assert overlay.question.text == "Apprenti : jouer (+1 rune) ?"
     assert counters(stage, me)["runes"] == 0  # nothing is applied before the touch
     stage.shot(tmp_path, "proposal-apprenti")
     stage.tap(overlay.apply_button)

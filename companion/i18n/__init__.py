@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from importlib import resources
 
 import yaml
@@ -63,12 +64,26 @@ def language() -> str:
     return _lang
 
 
+# French elides "de" before a vowel: a name put in a sentence reads "le tour d'Ann", "Commandes
+# d'Ascension", never "de Ann".
+_ELISION = re.compile(r"\b([Dd])e (?=[AEIOUYÉÈÊÀÂÎÔÛŒaeiouyéèêàâîôûœ])")
+
+
+def elide(text: str) -> str:
+    """French elision of "de" before a word that starts with a vowel."""
+    return _ELISION.sub(r"\1'", text)
+
+
 def t(key: str, lang: str | None = None, **values: object) -> str:
     entry = _table().get(key)
     if entry is None:
         return key
-    text = entry.get(lang or _lang) or entry.get("fr") or key
-    return text.format(**values) if values else text
+    lang = lang or _lang
+    text = entry.get(lang) or entry.get("fr") or key
+    if not values:
+        return text
+    text = text.format(**values)
+    return elide(text) if lang == "fr" or (lang not in entry and "fr" in entry) else text
 
 
 def t_first(keys: tuple[str, ...], lang: str | None = None, **values: object) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from companion.i18n import t
+from companion.i18n import elide, t
 from companion.speech.numbers import duration_words, number_words
 from companion.speech.phrases import Utterance, change_speech, data, for_the_ear
 from companion.speech.speaker import Priority
@@ -43,7 +43,8 @@ def phrase(key: str, lang: str, **values: Any) -> str:
     table = _phrases().get(lang) or _phrases()["fr"]
     spoken = {k: number_words(v, lang) if isinstance(v, int) and not isinstance(v, bool) else v
               for k, v in values.items()}
-    return table[key].format(**spoken)
+    text = table[key].format(**spoken)
+    return elide(text) if lang == "fr" else text
 
 
 def _feminine(game: str, cid: str, lang: str) -> bool:
@@ -97,6 +98,8 @@ class Announcer:
         """``written``: the lines as a braille display or a screen reader should get them (digits,
         not number words), when they differ from what is said."""
         items = [texts] if isinstance(texts, str) else list(texts)
+        if self.lang == "fr":  # "au tour d'Ann": names and game names are elided once put in a sentence
+            items = [elide(x) for x in items if x]
         utterances = [Utterance(x.strip(), self.lang) for x in items if x and x.strip()]
         if not utterances:
             return

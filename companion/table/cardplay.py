@@ -17,6 +17,7 @@ from companion.cards.model import Card, parse_ref
 from companion.i18n import language, t
 from companion.table.data import TableData, fold
 from companion.table.engine import Game, Intent, resolve_values
+from companion.table.model import counted
 
 ACTIONS = ("play", "acquire", "defeat")
 
@@ -148,7 +149,7 @@ def _amounts(data: TableData, amounts: dict[str, int], lang: str, sign: str = ""
                 what = data.counter(key).name(lang)
             except KeyError:
                 what = key
-        parts.append(f"{sign}{n} {what}")
+        parts.append(f"{sign}{n} {counted(what, n, lang)}")
     return ", ".join(parts)
 
 

@@ -138,8 +138,21 @@ def deltas_text(data: TableData | None, deltas: list, lang: str) -> str:
     parts = []
     for cid, delta, value in deltas:
         name = data.counter(cid).name(lang) if data is not None else cid
-        parts.append(t("table.card.delta", lang, delta=f"{delta:+d}", counter=name, value=value))
+        parts.append(t("table.card.delta", lang, delta=f"{delta:+d}", counter=counted(name, delta, lang), value=value))
     return ", ".join(parts)
+
+
+def counted(name: str, n: int, lang: str) -> str:
+    """A counter's name after a number: "1 rune", "2 runes" (names are written plural), the
+    word that carries the number singular for one: the first in French, the last in English."""
+    if abs(n) != 1:
+        return name
+    words = name.split(" ")
+    i = 0 if lang == "fr" else len(words) - 1
+    word = words[i]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        words[i] = word[:-1]
+    return " ".join(words)
 
 
 def _game_name(game_id: str, lang: str) -> str:
