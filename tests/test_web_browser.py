@@ -91,6 +91,9 @@ def test_two_phones_play_and_keep_their_secrets(browser, table, tmp_path: Path) 
         runtime.lay(scan)
         name = scan.card.name
         expect(ann.locator("#card-list")).to_contain_text(name)
+        # the circled D the font has no glyph for is drawn "(D)", as in the window, never a box
+        expect(ann.locator("#card-list")).to_contain_text("(D)")
+        expect(ann.locator("#card-list")).not_to_contain_text("\u24b9")
         expect(ann.locator("#live")).to_contain_text(name)
         expect(bob.locator("#log-list")).to_contain_text("Ann a lu une carte.")
         assert name not in bob.content()

@@ -7,7 +7,14 @@
                   lang: localStorage.getItem("lang") || ((navigator.language || "fr").startsWith("en") ? "en" : "fr"),
                   speak: localStorage.getItem("speak") === "1", ws: null, retry: 500, revision: -1 };
 
-  function w(key, values) {
+  // Symbols Atkinson Hyperlegible has no glyph for, drawn as the window draws them
+// (companion/ui/glyphs.yaml): VTES prints a circled D before a directed action.
+const GLYPHS = { "\u24B9": "(D)" };
+function shown(text) {
+  return String(text || "").replace(/[\u24B9]/g, (ch) => GLYPHS[ch] || ch);
+}
+
+function w(key, values) {
     let text = (state.words[state.lang] || {})[key] || key;
     for (const [k, v] of Object.entries(values || {})) text = text.split("{" + k + "}").join(String(v));
     return text;
@@ -112,7 +119,7 @@
       list.append(el("li", {},
         el("h3", { className: "card-name", textContent: card.name || card.ref }),
         el("p", { textContent: meta }),
-        el("p", { className: "card-text", textContent: card.text || card.detail }), reveal));
+        el("p", { className: "card-text", textContent: shown(card.text || card.detail) }), reveal));
     }
     $("nfc").hidden = !("NDEFReader" in window) || !state.seat;
   }
@@ -230,7 +237,7 @@
       box.replaceChildren();
       const hits = (data && data.hits) || [];
       if (!hits.length) box.append(el("p", { textContent: w("no_hits") }));
-      for (const hit of hits) box.append(el("h3", { textContent: hit.title }), el("p", { textContent: hit.text }));
+      for (const hit of hits) box.append(el("h3", { textContent: hit.title }), el("p", { textContent: shown(hit.text) }));
       announce(hits.length ? hits[0].title : w("no_hits"));
     });
     $("join-form").addEventListener("submit", async (e) => {
