@@ -818,3 +818,46 @@ def test_the_invitation_turns_each_qr_code_as_its_seat_is_turned(stage, monkeypa
     stage.table.invite_phones()
     assert [stage.table.panel(i).angle for i in range(4)] == [0, 90, 180, 270]
     assert asked == [{3}]  # only the seat across the table reads its code upside down
+
+
+# --- VTES seat actions by touch, through their questions (issue 11, item 4) ---------------------
+def test_vtes_seat_actions_by_touch_through_their_questions(stage):
+    """Bleed (who, how much), a vampire tracked and its blood, transfers in the influence phase,
+    and an oust confirmed: each from the seat's own menu or strip, answered with taps only."""
+    start(stage, "vtes", ["Ann", "Bob", "Cy"], seed=5)
+    s = st(stage)
+    me = s["active"]
+    prey = (me + 1) % 3
+    pool_before = s["seats"][prey]["c"]["pool"]
+    act(stage, "bleed", seat=me, target=str(prey + 1), amount=2)
+    assert st(stage)["seats"][prey]["c"]["pool"] == pool_before - 2
+    act(stage, "vampire", seat=me, text="Anson", amount=8)
+    assert st(stage)["seats"][me]["vampires"]["Anson"]["blood"] == 8
+    act(stage, "blood_lose", seat=me, vampire="Anson", amount=3)
+    assert st(stage)["seats"][me]["vampires"]["Anson"]["blood"] == 5
+    while stage.session.game.data.phases[st(stage)["phase"]].id != "influence":
+        act(stage, "next")
+    pool = st(stage)["seats"][me]["c"]["pool"]
+    left = st(stage)["seats"][me]["c"]["transfers"]
+    act(stage, "transfer", seat=me, amount=1)
+    assert st(stage)["seats"][me]["c"]["pool"] == pool - 1
+    assert st(stage)["seats"][me]["c"]["transfers"] == left - 1
+    act(stage, "oust", seat=prey, confirm=True)
+    assert st(stage)["seats"][prey]["out"]
+
+
+def test_res_arcana_life_loss_and_essences_on_a_component_by_touch(stage):
+    """Res Arcana's seat actions answered with taps: essences placed on a component (typed the
+    first time, then picked), and a life loss paid with the essences of the player's choice."""
+    start(stage, "res-arcana", ["Ann", "Bob"], seed=3)
+    act(stage, "next")  # collect → actions: Ann acts
+    s = st(stage)
+    ann, bob = s["active"], 1 - s["active"]
+    act(stage, "put", seat=ann, component="Athanor", essence="vigueur", amount=1)
+    assert st(stage)["seats"][ann]["on"]["Athanor"] == {"vigueur": 1}
+    act(stage, "put", seat=ann, component="Athanor", essence="vigueur", amount=2)  # picked this time
+    assert st(stage)["seats"][ann]["on"]["Athanor"] == {"vigueur": 3}
+    # Bob loses 2 Vie; he has 1: the missing one costs 2 other essences, which he picks (Or, Mort)
+    act(stage, "lifeloss", seat=bob, amount=2, essences=["or", "mort"])
+    seat = st(stage)["seats"][bob]["c"]
+    assert (seat["vie"], seat["or"], seat["mort"], seat["serenite"]) == (0, 0, 0, 1)
