@@ -279,7 +279,7 @@ def test_a_silent_port_is_not_taken_for_a_hub(tmp_path: Path, started, monkeypat
     try:
         events = started(HubReader(f"hub:{os.ttyname(slave)}"))
         lost = events.next("reader-lost", timeout=3)
-        assert "no HELLO" in lost.detail
+        assert "HELLO" in lost.detail
         assert not any(e.kind == "reader-ready" for e in events.all)
     finally:
         os.close(master)
@@ -296,7 +296,7 @@ def test_a_hub_speaking_a_newer_protocol_is_refused_with_a_reason(started, monke
     reader.port.write(format_line("HELLO tchub 2 2.0.0 4 0001"))
     reader.port.write(format_line(f"LAID 1 {UID_A}"))
     lost = events.next("reader-lost", timeout=3)
-    assert "protocol 2" in lost.detail
+    assert "protocole 2" in lost.detail or "protocol 2" in lost.detail
     assert not any(e.kind in ("laid", "reader-ready") for e in events.all)
 
 

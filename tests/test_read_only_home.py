@@ -60,6 +60,6 @@ def test_reading_works_and_saving_says_why_not(tmp_path: Path) -> None:
         assert game.returncode == 2 and "read-only" in game.stderr
         add = companion(home, "cards", "add", "--game", "rise", "--name", "Foo", "--type", "invocateur",
                         "--text", "A card.")
-        assert add.returncode != 0 and "cannot save" in add.stderr + add.stdout
+        assert add.returncode != 0 and "cannot save: the folder is read-only" in add.stderr + add.stdout
         for run in (search, rules, scan, game, add):
             assert "Traceback" not in run.stderr, run.stderr

@@ -53,7 +53,13 @@ def add_card(game: GameInfo, fields: dict[str, Any], existing_ids: set[str]) -> 
         path.parent.mkdir(parents=True, exist_ok=True)
         _atomic_write(path, yaml.safe_dump(current, allow_unicode=True, sort_keys=False))
     except OSError as exc:  # a read-only home, a full disk: the card is refused, saying why
-        raise DataError(str(path), 0, "", f"cannot save: {exc.strerror or exc}") from None
+        import errno
+
+        from companion.i18n import t
+
+        why = {errno.EROFS: t("data.read_only"), errno.ENOSPC: t("journal.cause.full"),
+               errno.EACCES: t("data.no_right")}.get(exc.errno, exc.strerror or str(exc))
+        raise DataError(str(path), 0, "", t("data.cannot_save", why=why)) from None
     return card
 
 

@@ -158,8 +158,9 @@ def refuse_aliases(text: str, shown: str) -> None:
     composed node only the anchor's."""
     for event in yaml.parse(text, Loader=_Loader):
         if isinstance(event, yaml.AliasEvent):
-            raise DataError(shown, event.start_mark.line + 1, "",
-                            f"alias *{event.anchor} is not supported: write the value out")
+            from companion.i18n import t
+
+            raise DataError(shown, event.start_mark.line + 1, "", t("data.alias", anchor=event.anchor))
 
 
 def line_of(container: Any, key: str | int | None = None) -> int:

@@ -277,13 +277,15 @@ class HubReader(Reader):
                 self.stats.malformed += buffer.overflows - before
             if now - last_valid > SILENCE_LIMIT:
                 hello = self.stats.hello
+                from companion.i18n import t
+
                 if hello is not None and hello.proto != PROTOCOL:
-                    return f"the hub speaks protocol {hello.proto}; this companion speaks {PROTOCOL}"
+                    return t("hub.other_protocol", theirs=hello.proto, ours=PROTOCOL)
                 if self._boot:
-                    return "the hub fell silent"
+                    return t("hub.silent")
                 if self.stats.lines > lines_before:
-                    return f"lines but no HELLO of protocol {PROTOCOL} on this port (another protocol?)"
-                return "no HELLO from a hub on this port"
+                    return t("hub.no_hello_lines", ours=PROTOCOL)
+                return t("hub.no_hello")
         return "stopped"
 
     def _handle(self, line: bytes) -> bool:
