@@ -295,7 +295,8 @@ class Journal:
             games, lost = recovery.copy_games(aside, db)
             self.notice = Notice("journal.notice.recovered", {
                 "path": str(self.path), "aside": str(aside), "games": games, "lost": lost})
-        log.warning("journal %s damaged (%s): set aside as %s", self.path, reason, aside)
+        # The user is told in one sentence (notice); the technical reason goes to the log only.
+        log.info("journal %s damaged (%s): set aside as %s", self.path, reason, aside)
         return db
 
     def notice_text(self, lang: str | None = None) -> str:
