@@ -151,6 +151,10 @@ def test_a_private_card_reaches_its_seat_only_and_reconnection_gets_the_state(ta
             again = await next_of(wa, "hello")
             assert again["table"]["seats"][1]["counters"]["pool"] == 29
             assert [c["ref"] for c in again["cards"]] == ["vtes:100845"]
+            # ... and the table's recent log, every language of each line, never the card
+            logged = [line for entry in again["log"] for line in entry["lines"]["fr"]]
+            assert "Ann a lu une carte." in logged and any("Bob" in line for line in logged)
+            assert "100845" not in json.dumps(again["log"]) and scan.card.name not in json.dumps(again["log"])
             # the spectator can never write, even through the socket
             await ws.send_str(json.dumps({"type": "command", "command": "pool 1 -5"}))
             async with http.get(server.url + "/api/table", headers={"Authorization": "Bearer " + bob}) as r:

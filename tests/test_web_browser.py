@@ -91,8 +91,11 @@ def test_two_phones_play_and_keep_their_secrets(browser, table, tmp_path: Path) 
         runtime.lay(scan)
         name = scan.card.name
         expect(ann.locator("#card-list")).to_contain_text(name)
-        # the circled D the font has no glyph for is drawn "(D)", as in the window, never a box
-        expect(ann.locator("#card-list")).to_contain_text("(D)")
+        # as a screen reader should get it: type, cost and disciplines by name, icons as words, in
+        # the page's language; never a raw [dom] code, nor the circled D the font has no glyph for
+        expect(ann.locator("#card-list")).to_contain_text("Type : Action · Coût : 1 sang · Disciplines : Domination")
+        expect(ann.locator("#card-list")).to_contain_text("Domination, niveau supérieur")
+        expect(ann.locator("#card-list")).not_to_contain_text("[dom]")
         expect(ann.locator("#card-list")).not_to_contain_text("\u24b9")
         expect(ann.locator("#live")).to_contain_text(name)
         expect(bob.locator("#log-list")).to_contain_text("Ann a lu une carte.")
@@ -114,6 +117,9 @@ def test_two_phones_play_and_keep_their_secrets(browser, table, tmp_path: Path) 
         # English on Bob's phone
         bob.get_by_role("button", name="English").click()
         expect(bob.get_by_role("heading", name="My seat: Bob")).to_be_visible()
+        # the log is rewritten in English too, the lines it got before the reload included
+        expect(bob.locator("#log-list")).to_contain_text("Ann read a card.")
+        expect(bob.locator("#log-list")).not_to_contain_text("Ann a lu une carte.")
         shot = tmp_path / "phone-bob-en.png"
         bob.screenshot(path=str(shot), full_page=True)
         keep(shot, shot.name)

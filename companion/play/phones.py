@@ -21,15 +21,18 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from companion.i18n import LANGUAGES as LANGS
 from companion.play.observers import Observers
 
 PRIVATE_HISTORY = 50  # per seat: a hand, a few turns of draws
 
 
-def card_json(scan: Any, number: int) -> dict[str, Any]:
-    """What a seat's phone shows of a card it read: everything the table would have shown."""
+def card_json(scan: Any, number: int, games: Callable[[str], Any] | None = None) -> dict[str, Any]:
+    """What a seat's phone shows of a card it read: everything the table would have shown, and
+    in ``shown`` the same in each language as the console writes it for a screen reader (type,
+    cost, clan, disciplines by name; icons as words, never a raw ``[dom]``)."""
     card = scan.card
-    return {
+    out = {
         "id": number,
         "status": scan.status,
         "ref": scan.ref,
@@ -39,6 +42,23 @@ def card_json(scan: Any, number: int) -> dict[str, Any]:
         "text": card.text if card else "",
         "detail": scan.detail,
     }
+    if card is not None:
+        out["shown"] = {lang: _shown(card, games, lang) for lang in LANGS}
+    return out
+
+
+def _shown(card: Any, games: Callable[[str], Any] | None, lang: str) -> dict[str, Any]:
+    from companion.cards.explain import card_rows
+    from companion.cards.model import localized
+    from companion.speech.phrases import for_the_eye
+
+    card = localized(card, lang)
+    try:
+        game = games(card.game) if games is not None else None
+    except Exception:  # a game whose data did not load: the card is still shown
+        game = None
+    return {"name": card.name, "rows": [list(row) for row in card_rows(card, game, lang)],
+            "text": for_the_eye(card.text, lang, card.game)}
 
 
 class Phones:
@@ -50,6 +70,7 @@ class Phones:
         self._cards: dict[int, deque[tuple[dict[str, Any], Any]]] = {}
         self._numbers = itertools.count(1)
         self._lock = threading.Lock()
+        self.games: Callable[[str], Any] | None = None  # the card library's game data (type names)
 
     def subscribe(self, event: str, fn: Callable[..., Any]) -> Callable[[], None]:
         return self.observers.subscribe(event, fn)
@@ -94,7 +115,7 @@ class Phones:
     def keep(self, seat: int, scan: Any) -> dict[str, Any]:
         """A card read privately by ``seat``: kept, told to that seat, and only the fact is public."""
         with self._lock:
-            card = card_json(scan, next(self._numbers))
+            card = card_json(scan, next(self._numbers), self.games)
             self._cards.setdefault(seat, deque(maxlen=PRIVATE_HISTORY)).append((card, scan))
         self.observers.emit("private", seat, card)
         self.observers.emit("read", seat)

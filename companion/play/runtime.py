@@ -47,6 +47,7 @@ class Runtime:
         self.announcer = Announcer(self.voice.say_all, self.lang)
         self.scans = Scans(library)
         self.phones = Phones()
+        self.phones.games = library.game
         self.workers = Workers()
         self.load_errors: dict[str, str] = {}
         self.session.subscribe("result", self._announce)

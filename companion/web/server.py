@@ -21,6 +21,7 @@ import logging
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from companion.play.runtime import Runtime
 log = logging.getLogger(__name__)
 
 MAX_REQUEST = 16 * 1024  # bytes: a command line, a code, a card reference
+LOG_KEPT = 50  # log messages a phone gets when it joins or comes back
 QUEUE_LIMIT = 2000  # messages waiting for one phone before it is cut off (it reconnects)
 RATE = 40.0  # writes per second per token, sustained
 BURST = 200.0  # writes allowed at once per token
@@ -115,6 +117,8 @@ class PhoneServer:
         self._error: BaseException | None = None
         self._lock = threading.Lock()
         self._unsubscribe: list[Callable[[], None]] = []
+        # The table's recent log (public lines, every language), for a phone that joins or comes back.
+        self._log: deque[dict[str, Any]] = deque(maxlen=LOG_KEPT)
         self._renew_tokens()
 
     # -- tokens -------------------------------------------------------------------------------
@@ -124,6 +128,7 @@ class PhoneServer:
         game = self.runtime.session.game
         with self._lock:
             self.game_id = None if game is None else game.id
+            self._log.clear()  # a new game starts a new log
             used: set[str] = set()
             self.seats = {}
             for n in range(1, len(self.runtime.session.seat_names) + 1):
@@ -502,6 +507,8 @@ class PhoneServer:
         if seat is not None:
             out["name"] = names[seat - 1] if seat <= len(names) else ""
             out["cards"] = self.runtime.phones.cards(seat)
+        with self._lock:
+            out["log"] = list(self._log)
         return out
 
     async def _write(self, client: Client) -> None:
@@ -521,6 +528,9 @@ class PhoneServer:
         client.queue.put_nowait(text)
 
     def _broadcast(self, message: dict[str, Any]) -> None:
+        if message.get("type") in ("log", "read"):
+            with self._lock:
+                self._log.append(message)
         text = json.dumps(message, ensure_ascii=False)
         for client in list(self.clients):
             self._send(client, text)

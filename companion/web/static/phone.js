@@ -3,7 +3,7 @@
 "use strict";
 (() => {
   const $ = (id) => document.getElementById(id);
-  const state = { token: "", role: "", seat: null, name: "", table: null, cards: [], words: {},
+  const state = { token: "", role: "", seat: null, name: "", table: null, cards: [], words: {}, logs: [],
                   lang: localStorage.getItem("lang") || ((navigator.language || "fr").startsWith("en") ? "en" : "fr"),
                   speak: localStorage.getItem("speak") === "1", ws: null, retry: 500, revision: -1 };
 
@@ -115,19 +115,35 @@ function w(key, values) {
     for (const card of state.cards) {
       const reveal = el("button", { type: "button", textContent: w("reveal", { name: card.name || card.ref }) });
       reveal.dataset.reveal = card.id;
-      const meta = [card.types.join(", "), card.cost ? String(card.cost) : ""].filter(Boolean).join(" · ");
+      // In the page's language, as the console writes it for a screen reader, when the table sent it.
+      const seen = card.shown && (card.shown[state.lang] || card.shown.fr);
+      const colon = state.lang === "fr" ? " : " : ": ";
+      const meta = seen ? seen.rows.map((row) => row[0] + colon + row[1]).join(" · ")
+        : [card.types.join(", "), card.cost ? String(card.cost) : ""].filter(Boolean).join(" · ");
       list.append(el("li", {},
-        el("h3", { className: "card-name", textContent: card.name || card.ref }),
+        el("h3", { className: "card-name", textContent: (seen && seen.name) || card.name || card.ref }),
         el("p", { textContent: meta }),
-        el("p", { className: "card-text", textContent: shown(card.text || card.detail) }), reveal));
+        el("p", { className: "card-text", textContent: shown((seen && seen.text) || card.text || card.detail) }),
+        reveal));
     }
     $("nfc").hidden = !("NDEFReader" in window) || !state.seat;
   }
 
-  function log(lines) {
+  // The log keeps every language of each entry: a language switch rewrites it, and a phone that
+  // comes back gets the table's recent log with its hello.
+  function linesOf(entry) { return entry.lines[state.lang] || entry.lines.fr || []; }
+
+  function renderLog() {
     const list = $("log-list");
-    for (const line of lines) list.prepend(el("li", { textContent: line }));
+    list.replaceChildren();
+    for (const entry of state.logs) for (const line of linesOf(entry)) list.prepend(el("li", { textContent: line }));
     while (list.childNodes.length > 100) list.lastChild.remove();
+  }
+
+  function log(entry) {
+    state.logs.push(entry);
+    if (state.logs.length > 100) state.logs.shift();
+    renderLog();
   }
 
   // -- talking to the table ------------------------------------------------------------------
@@ -167,15 +183,16 @@ function w(key, values) {
       state.role = msg.role; state.seat = msg.seat; state.name = msg.name || "";
       state.table = msg.table; state.cards = msg.cards || [];
       state.revision = msg.table ? msg.table.revision : -1;
+      state.logs = msg.log || [];
       render();
+      renderLog();
     } else if (msg.type === "state") {
       if (msg.table && msg.table.revision < state.revision) return;
       state.table = msg.table; state.revision = msg.table ? msg.table.revision : -1;
       render();
     } else if (msg.type === "log" || msg.type === "read") {
-      const lines = msg.lines[state.lang] || msg.lines.fr || [];
-      log(lines);
-      announce(lines.join(" "));
+      log(msg);
+      announce(linesOf(msg).join(" "));
     } else if (msg.type === "card") {
       state.cards.push(msg.card);
       renderCards();
@@ -192,6 +209,7 @@ function w(key, values) {
       state.lang = state.lang === "fr" ? "en" : "fr";
       localStorage.setItem("lang", state.lang);
       render();
+      renderLog();
     });
     $("speech").addEventListener("change", (e) => {
       state.speak = e.target.checked;
