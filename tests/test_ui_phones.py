@@ -124,3 +124,25 @@ def test_the_window_never_shows_a_card_laid_on_the_reader_of_a_seat_with_a_phone
         window.remove_widget(app.root)
         App._running_app = before  # the screens tested next must not find this stopped app
         frames(1)
+
+
+def test_turning_the_lan_setting_on_after_an_invitation_serves_the_lan(window, tmp_path: Path, monkeypatch) -> None:
+    """The players turn "Téléphones des joueurs" on after a first invitation: the next one
+    serves the network at once (it used to keep the loopback server until the app restarted)."""
+    import companion.ui.screens.phones as phones
+    from companion.play.runtime import Runtime
+
+    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+    assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok
+    first = phones.phone_server(runtime, lan=False)
+    try:
+        assert first.host == "127.0.0.1"
+        # No real LAN here: the address lookup and the listening are stood in for, the switch is real.
+        monkeypatch.setattr(phones, "lan_address", lambda: "192.0.2.10")
+        monkeypatch.setattr(phones.PhoneServer, "start", lambda self: None)
+        second = phones.phone_server(runtime, lan=True)
+        assert second is not first and second.host == "0.0.0.0" and second.public_host == "192.0.2.10"
+        assert phones.phone_server(runtime, lan=True) is second  # kept while the setting stays
+    finally:
+        first.stop()
+        runtime.close()

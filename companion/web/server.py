@@ -205,8 +205,8 @@ class PhoneServer:
         for undo in self._unsubscribe:
             undo()
         self._unsubscribe = []
-        if self.loop is not None and self._stopping is not None:
-            self.loop.call_soon_threadsafe(self._stopping.set)
+        if self.loop is not None and self._stopping is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self._stopping.set)  # a second stop does nothing more
         if self._thread is not None:
             self._thread.join(timeout)
         self._table.shutdown(wait=True)

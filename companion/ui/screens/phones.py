@@ -35,6 +35,11 @@ def phone_server(runtime: Any, lan: bool) -> PhoneServer:
     """The one phone server of the window, started once (its thread is a daemon: it ends with the
     app); the seats' tokens renew by themselves at every new game."""
     server = getattr(runtime, "phone_server", None)
+    if server is not None and (server.host != "127.0.0.1") != lan:
+        # The setting changed since the first invitation: serve where it says now (the phones
+        # could not join a server bound to this machine alone anyway; they join the new one).
+        server.stop()
+        server = None
     if server is None:
         host = "0.0.0.0" if lan else "127.0.0.1"
         server = PhoneServer(runtime, host=host, port=0, public_host=lan_address() if lan else host)
