@@ -20,7 +20,7 @@ import yaml
 from companion.i18n import t
 from companion.table.data import fold
 
-_SENTENCE = re.compile(r"(?<=[.!?;:])\s+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")  # a colon or a semicolon goes on: "La condition de victoire : …"
 
 
 @functools.cache
