@@ -44,19 +44,13 @@ def card_line(scan: Scan, library: Any, lang: str) -> str:
     icons as words and numbers as digits; in the listener's language where the card has it."""
     if scan.card is None:
         return scan_line(scan)
-    from companion.cards.explain import card_rows
-    from companion.cards.model import localized
-    from companion.speech.phrases import for_the_eye
+    from companion.speech.phrases import written_card
 
-    card = localized(scan.card, lang)
-    try:
-        game = library.game(card.game)
-    except Exception:  # a game whose data did not load: the card is still shown
-        game = None
-    rows = "; ".join(f"{label} : {value}" if lang == "fr" else f"{label}: {value}"
-                     for label, value in card_rows(card, game, lang))
-    text = for_the_eye(card.text, lang, card.game)
-    return "  ".join(x for x in (f"{card.ref}  {card.name}", f"({rows})" if rows else "", text) if x)
+    name, rows, text = written_card(scan.card, library.game, lang)
+    colon = " : " if lang == "fr" else ": "
+    shown = "; ".join(f"{label}{colon}{value}" for label, value in rows)
+    return "  ".join(x for x in (f"{scan.card.ref}  {name}", f"({shown})" if shown else "", text) if x)
+
 
 _EOF = object()
 QUIT_WORDS = frozenset({"quit", "quitter", "exit", "sortir"})
@@ -68,7 +62,7 @@ DISMISS_WORDS = frozenset({"non", "no", "n"})
 class Console:
     def __init__(self, runtime: Runtime, out: TextIO = sys.stdout, as_json: bool = False) -> None:
         self.runtime = runtime
-        runtime.confirm_hint = "play.hint.console"
+        runtime.confirm_hint, runtime.choose_hint = "play.hint.console", "play.hint.choose_console"
         self.session = runtime.session
         self.out = out
         self.as_json = as_json

@@ -48,17 +48,10 @@ def card_json(scan: Any, number: int, games: Callable[[str], Any] | None = None)
 
 
 def _shown(card: Any, games: Callable[[str], Any] | None, lang: str) -> dict[str, Any]:
-    from companion.cards.explain import card_rows
-    from companion.cards.model import localized
-    from companion.speech.phrases import for_the_eye
+    from companion.speech.phrases import written_card
 
-    card = localized(card, lang)
-    try:
-        game = games(card.game) if games is not None else None
-    except Exception:  # a game whose data did not load: the card is still shown
-        game = None
-    return {"name": card.name, "rows": [list(row) for row in card_rows(card, game, lang)],
-            "text": for_the_eye(card.text, lang, card.game)}
+    name, rows, text = written_card(card, games, lang)
+    return {"name": name, "rows": [list(row) for row in rows], "text": text}
 
 
 class Phones:

@@ -110,12 +110,9 @@ def _bracket(m: re.Match[str], lang: str, game: str) -> str:
     return " " + code + " "
 
 
-def for_the_eye(text: str, lang: str = "fr", game: str = "") -> str:
-    """Card text for a braille display or a screen reader: symbols, icons and discipline marks
-    as the speech says them ("[dom]" is "Domination inférieure :"), numbers kept as digits."""
-    lang = _lang(lang)
-    if not text:
-        return ""
+def _marks_as_words(text: str, lang: str, game: str) -> str:
+    """Card text with its links, emphasis, icons, discipline marks and symbols as words: what
+    both the ear and the eye get; numbers are left as they are."""
     s = _RULING_REF.sub("", text)
     s = _LOOSE_REF.sub("", s)
     s = _CARD_LINK.sub(r"\1", s).replace("{", "").replace("}", "")
@@ -126,10 +123,31 @@ def for_the_eye(text: str, lang: str = "fr", game: str = "") -> str:
     s = _BRACKET.sub(lambda m: _bracket(m, lang, game), s)
     for pattern, new in _replacements(lang):
         s = pattern.sub(new, s)
+    return s
+
+
+def for_the_eye(text: str, lang: str = "fr", game: str = "") -> str:
+    """Card text for a braille display or a screen reader: symbols, icons and discipline marks
+    as the speech says them ("[dom]" is "Domination inférieure :"), numbers kept as digits."""
+    lang = _lang(lang)
+    if not text:
+        return ""
+    s = _marks_as_words(text, lang, game)
     lines = [re.sub(r"\s+", " ", line).strip() for line in s.splitlines() if line.strip()]
-    s = " / ".join(lines)
-    s = re.sub(r":\s*:", ":", s)
-    return s.strip()
+    return re.sub(r":\s*:", ":", " / ".join(lines)).strip()
+
+
+def written_card(card: Card, games: Callable[[str], Any] | None, lang: str) -> tuple[str, list[tuple[str, str]], str]:
+    """A card as a terminal, a braille display or a phone's screen reader gets it, in ``lang``
+    where the card has it: (name, rows of type, cost, clan, disciplines..., text for the eye)."""
+    from companion.cards.explain import card_rows
+
+    card = localized(card, lang)
+    try:
+        game = games(card.game) if games is not None else None
+    except Exception:  # a game whose data did not load: the card is still shown
+        game = None
+    return card.name, card_rows(card, game, lang), for_the_eye(card.text, lang, card.game)
 
 
 def for_the_ear(text: str, lang: str = "fr", game: str = "") -> str:
@@ -137,16 +155,7 @@ def for_the_ear(text: str, lang: str = "fr", game: str = "") -> str:
     lang = _lang(lang)
     if not text:
         return ""
-    s = _RULING_REF.sub("", text)
-    s = _LOOSE_REF.sub("", s)
-    s = _CARD_LINK.sub(r"\1", s).replace("{", "").replace("}", "")
-    s = _EMPHASIS.sub(r"\1", s)
-    s = _ANGLE.sub(lambda m: m.group(1).lower(), s)
-    s = _ITALIC.sub(r"\1", s)
-    s = _NAMED_ICON.sub(lambda m: _named_icon(m, game), s)
-    s = _BRACKET.sub(lambda m: _bracket(m, lang, game), s)
-    for pattern, new in _replacements(lang):
-        s = pattern.sub(new, s)
+    s = _marks_as_words(text, lang, game)
     for short, long in (_game_data(lang, game).get("abbreviations") or {}).items():
         s = re.sub(rf"(?<!\w){re.escape(short)}(?!\w)", long, s)
     ranged = data(lang)["text"]["ranged"]
