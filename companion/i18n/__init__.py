@@ -78,12 +78,12 @@ def t(key: str, lang: str | None = None, **values: object) -> str:
     entry = _table().get(key)
     if entry is None:
         return key
-    lang = lang or _lang
-    text = entry.get(lang) or entry.get("fr") or key
+    used = (lang or _lang) if entry.get(lang or _lang) else "fr"
+    text = entry.get(used) or key
     if not values:
         return text
     text = text.format(**values)
-    return elide(text) if lang == "fr" or (lang not in entry and "fr" in entry) else text
+    return elide(text) if used == "fr" else text
 
 
 def t_first(keys: tuple[str, ...], lang: str | None = None, **values: object) -> str:

@@ -40,10 +40,15 @@ def _phrases() -> dict[str, Any]:
 
 def phrase(key: str, lang: str, **values: Any) -> str:
     """A template of table_phrases.yaml filled in; integers are spelled out."""
-    table = _phrases().get(lang) or _phrases()["fr"]
+    return _fill((_phrases().get(lang) or _phrases()["fr"])[key], values, lang)
+
+
+def _fill(template: str, values: dict[str, Any], lang: str) -> str:
+    """A template for the ear: integers spelled out, and in French "de" elided before a vowel
+    once the names are in ("au tour d'Ann")."""
     spoken = {k: number_words(v, lang) if isinstance(v, int) and not isinstance(v, bool) else v
               for k, v in values.items()}
-    text = table[key].format(**spoken)
+    text = template.format(**spoken)
     return elide(text) if lang == "fr" else text
 
 
@@ -98,8 +103,6 @@ class Announcer:
         """``written``: the lines as a braille display or a screen reader should get them (digits,
         not number words), when they differ from what is said."""
         items = [texts] if isinstance(texts, str) else list(texts)
-        if self.lang == "fr":  # "au tour d'Ann": names and game names are elided once put in a sentence
-            items = [elide(x) for x in items if x]
         utterances = [Utterance(x.strip(), self.lang) for x in items if x and x.strip()]
         if not utterances:
             return
@@ -184,10 +187,7 @@ class Announcer:
         resolved = _resolve(table_data, values, lang)
         notes = (_phrases().get(lang) or _phrases()["fr"])["notes"]
         if key in notes:
-            template = notes[key]
-            spoken = {k: number_words(v, lang) if isinstance(v, int) and not isinstance(v, bool) else v
-                      for k, v in resolved.items()}
-            return template.format(**spoken) if template else ""
+            return _fill(notes[key], resolved, lang) if notes[key] else ""
         return ear(t(key, lang, **resolved), lang, gid)
 
     def _undo_text(self, verb: str, before: dict[str, Any], after: dict[str, Any], game: Any) -> str:
