@@ -131,19 +131,9 @@ def test_a_whole_ascension_turn_by_laying_cards_on_the_reader_and_typing_ok(tmp_
     journal = tmp_path / "games.sqlite3"
     with Ntag21x() as tag:
         console = Console(tag.path, journal)
+        lay = Table(tag, console).lay
         try:
             console.until("Tapez une commande")
-            uid = 0x04000000000100
-
-            def lay(ref: str) -> list[str]:
-                nonlocal uid
-                uid += 1
-                tag.lay(f"{uid:014X}", ndef_message_bytes=text_message(ref))
-                # The card, its question, then how to answer it or why it cannot be paid.
-                lines = console.until("pour appliquer", "ne peut pas payer")
-                tag.lift()
-                return lines
-
             for _ in range(3):
                 lines = lay("ascension:apprenti")
                 assert "Apprenti : jouer (+1 rune) ?" in lines

@@ -31,6 +31,7 @@ class Runtime:
     # How this front end confirms a proposal (a card laid during a game): a message key said after
     # the question. The console sets "play.hint.console" (ok); the window and the keys use Enter.
     confirm_hint = "play.hint.key"
+    choose_hint = "play.hint.choose"  # what to choose first, and how (the console: "ok mort vie")
 
     def __init__(self, library: Any = None, journal_path: str | Path | None = None, voice: Voice | None = None,
                  lang: str | None = None, speak: bool = True) -> None:
@@ -144,9 +145,9 @@ class Runtime:
         choices = proposal.choices
         what = [t(f"play.choose.{k}", lang, count=choices[k]) for k in ("pay", "gain") if choices.get(k)]
         names = [game.data.counter(e).name(lang) for e in choices["allowed"]]
-        key = "play.hint.choose_console" if self.confirm_hint == "play.hint.console" else "play.hint.choose"
         example = " ".join(choices["allowed"][:1] * (int(choices.get("pay") or 0) + int(choices.get("gain") or 0)))
-        return t(key, lang, what=t("table.and", lang).join(what), allowed=", ".join(names), example=example)
+        return t(self.choose_hint, lang, what=t("table.and", lang).join(what), allowed=", ".join(names),
+                 example=example)
 
     def say_proposal(self) -> None:
         lines = self.proposal_lines()

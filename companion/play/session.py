@@ -110,7 +110,7 @@ class Session:
         self._journal: Journal | None = None
         self._lock = threading.RLock()
         # The card last laid on each seat's reader, for ``play`` / ``acquire`` / ``defeat`` alone.
-        self.laid = LastLaid(active=lambda: self.game.state.get("active") if self.game is not None else None)
+        self.laid = LastLaid(active=self._active_seat)
 
     def subscribe(self, event: str, fn: Callable[..., Any]) -> Callable[[], None]:
         return self.observers.subscribe(event, fn)
@@ -250,6 +250,9 @@ class Session:
         self.observers.emit("scan", scan)
         self._set_proposal(proposal)
 
+    def _active_seat(self) -> int | None:
+        return self.game.state.get("active") if self.game is not None else None
+
     def _propose(self, card: Any, seat: int | None) -> Proposal | None:
         game = self.game
         assert game is not None
@@ -305,7 +308,7 @@ class Session:
     # -- observers ----------------------------------------------------------------------------
 
     def _set_game(self, game: Game) -> None:
-        self.laid = LastLaid(active=self.laid._active)
+        self.laid = LastLaid(active=self._active_seat)
         self._set_proposal(None)
         if self.game is not None and self.game is not game and self.game.id != game.id:
             self.game.close()  # another program may open the previous game now

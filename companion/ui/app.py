@@ -96,7 +96,7 @@ class Root(BoxLayout):
         self.nav = NavBar()
         self.nav.bind(picked=lambda _bar, name: self.show(name))
         self.manager.bind(current=self._on_current)
-        theme.bind(lang=lambda *_: self.relabel())
+        theme.bind(lang=self._on_lang)  # a bound method: Kivy holds it weakly, a closed root goes
         self._history: list[str] = []  # screens left, most recent last, for Escape (back)
         self._going_back = False
         self._last = ""
@@ -145,6 +145,9 @@ class Root(BoxLayout):
                     self._going_back = False
                 return True
         return False
+
+    def _on_lang(self, *_args: object) -> None:
+        self.relabel()
 
     def relabel(self) -> None:
         """The language changed: the words made in Python follow the kv rules' (which follow
