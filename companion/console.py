@@ -258,11 +258,18 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
     try:
         if game or resume is not None:
             session = runtime.session
-            if resume is not None:
-                result = session.resume(resume, source="key")
-            else:
-                names = [n.strip() for n in (players or "").split(",") if n.strip()]
-                result = session.new_game(game or "", names, seed=seed, source="key", first=first)
+            # The opening first, then what the game's start says (the draw, the turn, the phase).
+            with runtime.announcer.held() as say_now:
+                if resume is not None:
+                    result = session.resume(resume, source="key")
+                else:
+                    names = [n.strip() for n in (players or "").split(",") if n.strip()]
+                    result = session.new_game(game or "", names, seed=seed, source="key", first=first)
+                if result.ok:
+                    table = runtime.session.game
+                    name = table.data.name(lang)
+                    say_now(ear(t("talk.opening_said", lang, id=table.id, game=name), lang),
+                            written=[t("talk.opening", lang, id=table.id, game=name)])
             if not result.ok:
                 print(t("console.table_error", error=result.reason_text(lang)), file=sys.stderr)
                 return 2
@@ -273,10 +280,6 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
         # A piped line lays its card too (`echo vtes:100845 | console --reader sim --count 1`).
         stdin = sys.stdin if wants_stdin and sys.stdin else None
         if playing:
-            table = runtime.session.game
-            name = table.data.name(lang)
-            runtime.announcer.say(ear(t("talk.opening_said", lang, id=table.id, game=name), lang),
-                                  written=[t("talk.opening", lang, id=table.id, game=name)])
             if console.paced:
                 runtime.voice.wait_idle(timeout=30)  # the first line typed must not cut the opening short
         elif stdin is not None and interactive:

@@ -104,10 +104,10 @@ def test_a_whole_vtes_turn_with_keys_only(app):
     app.session.new_game("vtes", ["Ann", "Bob", "Cy"], seed=1)  # Cy is drawn to start
     assert app.press("f3") == ["Écran Table. Manche un, au tour de Cy, phase Redressement."]
     assert app.root.current == "table"
-    # untap → master → minion: each phase said briefly, its reminder after it
+    # untap → master → minion: each phase by its name, its reminder after it the first time
     said = app.press("numpadmul")
-    assert said[0] == "Phase : Maître." and said[1].startswith("Une action de maître")
-    assert app.press("numpadmul")[0] == "Phase : Séides."
+    assert said[0] == "Maître." and said[1].startswith("Une action de maître")
+    assert app.press("numpadmul")[0] == "Séides."
     # a bleed of two from the keypad: slash, 7, then the amount
     assert app.press("numpaddivide") == ["Choix : un chiffre pour une place, barre oblique pour l'aide."]
     assert app.press("numpad7") == ["Combien ? Un chiffre."]
@@ -122,15 +122,17 @@ def test_a_whole_vtes_turn_with_keys_only(app):
     assert app.press("ctrl+y") == ["Rétabli. Ann, réserve, moins deux, reste vingt-huit. Cy prend l'Avantage."]
     # influence: Cy's transfers; the cursor walks Cy's counters and spends them
     said = app.press("numpadmul")
-    assert said[:2] == ["Phase : Influence.", "Transferts de Cy : un."]
+    assert said[:2] == ["Influence.", "Transferts de Cy : un."]
     assert app.press("numpad2", "numpad2") == ["Cy, points de victoire, zéro.", "Cy, transferts, un."]
     assert app.press("numpadsubstract") == ["Cy, transferts, moins un, reste zéro."]
     assert app.press("up", "up") == ["Cy, points de victoire, zéro.", "Cy, réserve, trente."]
     assert app.press("-") == ["Cy, réserve, moins un, reste vingt-neuf."]
     # discard, then the turn passes to Ann, who untaps
-    assert app.press("n")[0] == "Phase : Défausse."
+    assert app.press("n")[0] == "Défausse."
     said = app.press("numpadmul")
-    assert said[:2] == ["Au tour d'Ann.", "Phase : Redressement."]
+    # the turn once, with its player's pool (the round was said on its first turn); the untap
+    # reminder was said on Cy's untap, and is not said again
+    assert said == ["Au tour d'Ann : réserve vingt-huit.", "Redressement."]
     # read one's seat, the whole table, the focused counter
     assert app.press("numpad1") == [
         "Ann : réserve vingt-huit, points de victoire zéro, transferts zéro. C'est son tour; proie : Bob."]
@@ -171,7 +173,7 @@ def test_a_whole_res_arcana_round_with_keys_only(app):
     assert app.press("numpadadd", "numpadadd")[-1] == "Bob, Or, plus un, total trois."
     # actions: one each in turn
     said = app.press("numpadmul")
-    assert said[0] == "Phase : Actions." and "À Ann d'agir." in said
+    assert said[0] == "Actions." and "À Ann d'agir." in said
     assert app.press("numpaddivide", "numpad1")[-1].startswith("Ann : Mort deux")
     said = app.press("numpadenter", "numpadsubstract", "numpad1", "numpadenter")
     assert said[-1] == "Ann, Or, moins un, reste zéro."
@@ -185,7 +187,7 @@ def test_a_whole_res_arcana_round_with_keys_only(app):
     said = app.press("p")
     assert said[:2] == ["Bob passe.", "Bob passe en premier et prend la tuile premier joueur."]
     said = app.press("numpaddivide", "numpad7")
-    assert "Ann passe." in said and "Phase : Contrôle de victoire." in said
+    assert "Ann passe." in said and "Contrôle de victoire." in said
     # victory check: nobody has ten points; a new round starts with Bob's tile
     said = app.press("numpadmul")
     assert said[0] == "Contrôle de victoire : Ann zéro, Bob un."
@@ -194,7 +196,7 @@ def test_a_whole_res_arcana_round_with_keys_only(app):
     # a second round where Ann reaches ten points by a typed value, and wins at the check
     app.press("numpaddivide", "numpad1", "numpad2")  # from gold to Ann's victory points
     assert app.press("numpadenter", "numpad1", "numpad0", "numpadenter")[-1] == (
-        "Ann, points de victoire, plus dix, total dix.")
+        "Ann, points de victoire, plus dix.")
     app.press("numpadmul")  # to the actions
     app.press("p")  # Bob, who holds the tile, acts first and passes
     app.press("p")  # then Ann

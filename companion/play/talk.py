@@ -1,7 +1,8 @@
 """Words said to the companion itself rather than to the game, for a player who cannot see the
 screen: ``aide`` (the command words of this game, short first, ``plus`` for more), ``règle edge``
 (the best matching glossary entry or rules section, its first sentences, ``plus`` for the rest),
-``verbosité court``, ``place`` and ``table`` (short or full readings), ``précédent`` / ``après``
+``verbosité court``, ``rappel`` (the reminder of the phase the game is in), ``place`` and
+``table`` (short or full readings), ``précédent`` / ``après``
 (the last messages), ``carte`` (the last card again).
 
 Every front end binds it the same way: the console hands it each typed line before the game
@@ -76,7 +77,7 @@ class Talk:
             return False  # "place 2 ..." or a card named "Table Rase" are not a reading
         if kind == "card" and rest:
             return False
-        if kind in ("help", "more", "back", "forward") and rest and kind != "help":
+        if kind in ("more", "back", "forward", "reminder") and rest:
             return False
         getattr(self, f"_{kind}")(rest)
         return True
@@ -153,6 +154,14 @@ class Talk:
             else:
                 self.more += [head, *rest_parts]
         self._say([first, t("talk.rule_more", lang)] if self.more else first)
+
+    # -- the phase's reminder ---------------------------------------------------------------
+    def _reminder(self, _rest: list[str]) -> None:
+        game = self.session.game
+        if game is None:
+            self._say(t("talk.no_game", self.lang))
+            return
+        self._say(self.announcer.reminder_text(game) or t("talk.no_reminder", self.lang))
 
     # -- settings -------------------------------------------------------------------------
     def _verbosity(self, rest: list[str]) -> None:

@@ -550,6 +550,8 @@ def change_speech(seat_name: str | None, counter_names: str | Mapping[str, str],
         return [Utterance(template.format(seat=seat, counter=counter, value=value_words), lang)]
     shown = (phrases["value_down"] if delta < 0 else phrases["value_up"]).format(value=value_words)
     template = phrases["seat"] if seat else phrases["no_seat"]
+    if delta > 0 and value == delta:  # from zero: "plus cinq, total cinq" says the same twice
+        template = phrases["seat_from_zero"] if seat else phrases["no_seat_from_zero"]
     text = template.format(seat=seat, counter=counter, delta=signed_words(int(delta), lang, fem), value=shown)
     return [Utterance(text, lang)]
 
