@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-import re
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
@@ -24,6 +23,7 @@ from typing import Any
 import yaml
 
 from companion.i18n import elide, t
+from companion.i18n.grammar import agree
 from companion.speech.numbers import duration_words, number_words
 from companion.speech.phrases import Utterance, change_speech, data, for_the_ear
 from companion.speech.speaker import Priority
@@ -59,9 +59,9 @@ def _feminine(game: str, cid: str, lang: str) -> bool:
 
 
 def ear(text: str, lang: str, game: str = "") -> str:
-    """A sentence of the engine made speakable: numbers and signs as words, no "(s)"."""
-    text = re.sub(r"\((s|x|e|es)\)", r"\1", text)
-    return for_the_ear(text, lang, game)
+    """A sentence of the engine made speakable: numbers and signs as words, its numbered nouns
+    agreeing (no "(s)"), "n°" as a word."""
+    return for_the_ear(agree(text, lang), lang, game)
 
 
 def _resolve(table_data: Any, values: dict[str, Any], lang: str) -> dict[str, Any]:
