@@ -80,7 +80,9 @@ def test_a_whole_game_by_ear_in_the_console(tmp_path: Path, game: str) -> None:
     second = console(tmp_path, env, ["table complet", "quitter"], "--resume", "1")
     assert second.returncode == 0, second.stderr
     again = [text for _voice, text in spoken(log)[before:]]
-    assert any(x.startswith("Partie n° un reprise") for x in again), again
+    resumed = next(i for i, x in enumerate(again) if x.startswith("Partie numéro un reprise"))  # "n°" as a word
+    # after a resume: whose turn it is and which phase, said
+    assert again[resumed + 1].startswith("Manche ") and ", phase " in again[resumed + 1], again
     assert any(x.startswith(reading) for x in again), (reading, again)
     assert again[-1].startswith("Au revoir. La partie numéro un"), again
 
