@@ -78,3 +78,28 @@ def test_a_card_name_typed_alone_with_typos_in_a_game(tmp_path: Path) -> None:
     run, said = console(tmp_path, ["aprenti", "non"], "--game", "ascension", "--players", "Ann,Bob")
     assert "ascension:apprenti  Apprenti" in run.stdout
     assert any(x.startswith("Apprenti. Carte de départ.") for x in said), said
+
+
+@pytest.mark.parametrize(("game", "rule"), [("vtes", "fin"), ("ascension", "decompte"), ("rise", "but"),
+                                            ("astral", "victoire"), ("res-arcana", "victoire")])
+def test_rules_answer_questions(game: str, rule: str) -> None:
+    """A question, in French or English, finds the rule that answers it: the words that only
+    make a question left out (companion/cards/questions.yaml), the game's own question words
+    (cardmap/<game>/questions.yaml) in their place, section titles weighed first."""
+    from companion.cards.library import CardLibrary
+    from companion.cards.rules import search_rules
+
+    info = CardLibrary().game(game)
+    for question in ("comment gagner", "how do I win", "qui gagne ?"):
+        ids = [h.item.id for h in search_rules(info, question, limit=3)]
+        assert rule in ids[:2], (question, ids)  # was "Saigner" for "comment gagner" in VTES
+    if game == "vtes":
+        assert search_rules(info, "combien de transferts", limit=1)[0].item.id == "transfers"  # was nothing
+        assert search_rules(info, "edge", limit=1)[0].item.id == "edge"  # a plain word as before
+
+
+def test_a_rule_question_by_ear(tmp_path: Path) -> None:
+    _run, said = console(tmp_path, ["regle comment gagner", "règle combien de transferts"], "--game", "vtes",
+                         "--players", "Ann,Bob")
+    assert any(x.startswith("Fin de partie et points de victoire (règles") for x in said), said
+    assert any(x.startswith("Transferts (glossaire") for x in said), said
