@@ -22,6 +22,7 @@ from companion.table.present import ActionView, SeatView
 from companion.ui.theme import theme
 from companion.ui.widgets import GLYPH_FONT, load_widgets_kv, sizes
 from companion.ui.widgets.buttons import GlyphButton
+from companion.ui.widgets.icons import mark
 from companion.ui.widgets.turned import Turned
 
 MAX_DIGITS = 4
@@ -155,8 +156,6 @@ class SeatMenu(TurnedModal):
     def __init__(self, screen: Any, seat: SeatView, angle: int = 0, **kwargs) -> None:
         super().__init__(angle=angle, **kwargs)
         self.screen, self.seat, self.angle = screen, seat, angle
-        from companion.ui.screens.table import mark
-
         self.content.add_widget(self.title_label(t("ui.table.seat_actions", name=seat.name)))
         actions = list(seat.actions)
         body = self.grid(len(actions) or 1)
