@@ -30,7 +30,8 @@ from typing import Any, TextIO
 
 from companion.i18n import language, t
 from companion.play.announcer import ear
-from companion.play.keys import TableOnly, keypad_keys
+from companion.play.key_hosts import TableOnly
+from companion.play.keynames import keypad_keys
 from companion.play.runtime import Runtime
 from companion.play.talk import Talk
 from companion.readers.events import TagEvent

@@ -58,7 +58,7 @@ class App:
 
     def press(self, *keys: str) -> list[str]:
         """Press keys one after the other, as a keyboard sends them to the window; what was said."""
-        from companion.play.keys import KEYCODES
+        from companion.play.keynames import KEYCODES
         from tests.ui_helpers import send_key
 
         start = len(self.spoken)
