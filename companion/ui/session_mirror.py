@@ -1,5 +1,5 @@
-"""The core Session (companion/play/session.py) as the screens see it: Kivy properties and
-events, always on Kivy's main thread.
+"""The core Session (companion/play/session.py) mirrored for the screens (``SessionMirror``): Kivy
+properties and events, always on Kivy's main thread.
 
 The game itself lives in the core; this binding only mirrors it, so that kv rules can bind to
 ``revision`` or ``game`` and screens can ``bind(on_state=...)`` as with any Kivy object. A
@@ -24,7 +24,7 @@ from kivy.properties import NumericProperty, ObjectProperty
 from companion.play.session import Session as CoreSession
 
 
-class Session(EventDispatcher):
+class SessionMirror(EventDispatcher):
     """The state holder behind every screen: a mirror of the core Session."""
 
     game = ObjectProperty(None, allownone=True)  # companion.table.engine.Game
