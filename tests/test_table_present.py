@@ -148,7 +148,8 @@ def test_rise_restoration_is_urgent_and_astral_actions(journal):
 def test_front_end_never_names_a_game():
     """The Table screen renders data: no game id appears in its code (issue 10, item 2)."""
     for path in ("companion/ui/screens/table.py", "companion/ui/screens/table_popups.py",
-                 "companion/ui/table_layout.py", "companion/ui/widgets/counter.py",
+                 "companion/ui/screens/card_overlay.py", "companion/ui/table_layout.py",
+                 "companion/ui/table_report.py", "companion/ui/widgets/counter.py",
                  "companion/ui/widgets/seat_panel.py", "companion/ui/widgets/placed.py"):
         tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
         strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}

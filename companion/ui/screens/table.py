@@ -7,6 +7,10 @@ by the game's rules and game.yaml); this module never names a game. Where things
 ``companion.ui.table_layout`` (plain numbers). Every press becomes a command or an intent sent
 to the session; the screen redraws when the session says the game changed, so what is on the
 screen is always what is in the journal.
+
+Its parts live beside it: the seats' panels and counters in ``companion.ui.widgets``
+(seat_panel.py, counter.py, placed.py, icons.py), what opens over the table in table_popups.py
+and card_overlay.py, the layout report in ``companion.ui.table_report``.
 """
 
 from __future__ import annotations
@@ -25,9 +29,9 @@ from companion.i18n import t
 from companion.table.engine import Intent, Result, render
 from companion.table.present import ActionView, CounterView, SeatView, TableView, table_view
 from companion.ui.screens import load_kv
-from companion.ui.screens.table_popups import ActionAsk, CardOverlay, CounterPad, SeatMenu, TableMenu
+from companion.ui.screens.card_overlay import CardOverlay
+from companion.ui.screens.table_popups import ActionAsk, CounterPad, SeatMenu, TableMenu
 from companion.ui.table_layout import (
-    DIGIT_HEIGHT,
     Box,
     panel_fonts,
     panel_thickness,
@@ -36,6 +40,7 @@ from companion.ui.table_layout import (
     plan_table,
     valid_sides,
 )
+from companion.ui.table_report import layout_report
 from companion.ui.theme import theme
 from companion.ui.widgets import load_widgets_kv, sizes
 from companion.ui.widgets.buttons import compose
@@ -573,42 +578,4 @@ class TableScreen(Screen):
     def layout_report(self) -> dict[str, Any]:
         """Every counter and button of the table with its box in window pixels (see
         ``python -m companion screenshots --layout``)."""
-        from kivy.core.window import Window
-
-        def box_of(w: Widget) -> list[float]:
-            # Image coordinates (origin at the top left), as in the PNG beside the report.
-            xs, ys = zip(*(w.to_window(*p) for p in ((w.x, w.y), (w.right, w.top))), strict=True)
-            return [round(min(xs), 1), round(Window.height - max(ys), 1),
-                    round(abs(xs[1] - xs[0]), 1), round(abs(ys[1] - ys[0]), 1)]
-
-        items: list[dict[str, Any]] = []
-        for panel in self._panels:
-            seat = panel.index + 1
-            for box in panel.counters:
-                items.append({"role": "counter", "seat": seat, "name": box.counter, "main": box.main,
-                              "box": box_of(box.value_button), "font_px": round(float(box.value_button.font_size), 1),
-                              "text": "?" if box.value is None else str(box.value)})
-            for box in panel.counters:
-                for part, w in (("-", box.minus), ("+", box.plus), ("", box.value_button)):
-                    if w.opacity > 0 and w.width > 0:
-                        items.append({"role": "button", "seat": seat, "name": f"{box.counter}{part or '='}",
-                                      "box": box_of(w)})
-            for w in (panel.menu_button, panel.urgent_button):
-                if w.opacity > 0 and w.width > 0:
-                    items.append({"role": "button", "seat": seat, "name": w.action or "menu", "box": box_of(w)})
-            items.append({"role": "panel", "seat": seat, "name": panel.side, "box": box_of(panel),
-                          "angle": int(panel.angle)})
-            items.append({"role": "label", "seat": seat, "name": "name", "box": box_of(panel.header_label),
-                          "font_px": round(float(panel.header_label.font_size), 1), "text": panel.header})
-        for b in self._strip_buttons:
-            items.append({"role": "button", "seat": None, "name": b.action, "box": box_of(b)})
-        for box in self._shared:
-            items.append({"role": "counter", "seat": None, "name": box.counter, "main": False,
-                          "box": box_of(box.value_button), "font_px": round(float(box.value_button.font_size), 1),
-                          "text": "?" if box.value is None else str(box.value)})
-        for lab in ("turn_label", "phase_label", "message_label", "clock_label"):
-            w = self.ids[lab]
-            items.append({"role": "label", "seat": None, "name": lab, "box": box_of(w),
-                          "font_px": round(float(w.font_size), 1)})
-        return {"window": [int(Window.width), int(Window.height)], "mm_px": round(sizes.mm, 3),
-                "touch_px": sizes.touch, "digit_height": DIGIT_HEIGHT, "items": items}
+        return layout_report(self)
