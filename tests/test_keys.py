@@ -200,6 +200,14 @@ def vtes(tmp_path):
     rig.close()
 
 
+def test_the_runtime_gives_the_keys_a_whole_host(vtes):
+    """The controller calls its host, it never probes it: the host the runtime builds has every
+    member of the Host protocol."""
+    from companion.play.keys import Host
+
+    assert isinstance(vtes.host, Host)
+
+
 def test_keypad_prefix_seat_value_entry_and_undo(vtes):
     game = vtes.session.game
     said = vtes.press("numpaddivide")

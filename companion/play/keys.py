@@ -9,13 +9,14 @@ the focus among a screen's widgets is the window's own (companion/ui/a11y.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from companion.i18n import t
 from companion.play.keymap import Binding, KeyMap, load_keymap
 from companion.play.keynames import CANCEL_KEYS, ENTER_KEYS, PAGE_KEYS, digit_of, is_text_key, known_lang
 
 
+@runtime_checkable
 class Host(Protocol):
     """What the keys act on: the core Session a table plays through, and the screens of the front
     end (companion.play.key_hosts.SessionHost)."""
