@@ -1,4 +1,4 @@
-"""Which seats have a phone, and the cards each of them keeps private (DESIGN.md "Seats, privacy").
+"""Which seats have a phone, and the cards each of them keeps private (README.md, "Phones as seats").
 
 A card laid on the reader of a seat that has a phone is that seat's secret: it is kept here, told
 to that seat's observers only (``private``), and the table only learns that the seat read a card
