@@ -63,7 +63,7 @@ def test_cards_load_through_the_real_loader(tmp_path: Path, game: str, types: li
     folder.mkdir(parents=True)
     shutil.copy(CARDMAP / game / "cards.yaml", folder / "cards.yaml")
     (folder / "game.yaml").write_text(minimal_game_yaml(game, types), encoding="utf-8")
-    result = catalog.build(tmp_path / "cardmap", overlay=tmp_path / "none", with_vtes=False)
+    result = catalog.build(tmp_path / "cardmap", overlay=tmp_path / "none", with_sources=False)
     assert result.errors == {}
     assert len(result.cards[game]) == len(raw_cards(game))
 
@@ -78,7 +78,7 @@ def test_cards_load_with_the_shipped_game_yaml(tmp_path: Path, game: str) -> Non
     if not (CARDMAP / game / "game.yaml").exists():
         pytest.skip(f"cardmap/{game}/game.yaml not written yet")
     shutil.copytree(CARDMAP / game, tmp_path / "cardmap" / game)
-    result = catalog.build(tmp_path / "cardmap", overlay=tmp_path / "none", with_vtes=False)
+    result = catalog.build(tmp_path / "cardmap", overlay=tmp_path / "none", with_sources=False)
     assert result.errors == {}
     assert set(result.cards[game]) == set(by_id(game))
 

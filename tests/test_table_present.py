@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from companion.registry import ids as game_ids
 from companion.table.commands import Parser
-from companion.table.data import GAMES, load_table
+from companion.table.data import load_table
 from companion.table.engine import Game
 from companion.table.journal import Journal
 from companion.table.present import fill, table_view
@@ -24,6 +25,7 @@ from companion.ui.table_layout import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
+GAMES = game_ids()
 
 
 @pytest.fixture

@@ -231,7 +231,7 @@ def test_vtes_vampire_capacity_comes_from_the_card(journal: Journal) -> None:
     g, p = new(journal, "vtes", ["Ann", "Bob"])
     with pytest.raises(ParseError):  # no card library given: the capacity is asked for, none is loaded behind
         p.parse("vampire 1 anson")
-    p = Parser(g.data, ["Ann", "Bob"], crypt_card=crypt_card_finder(CardLibrary()))
+    p = Parser(g.data, ["Ann", "Bob"], crypt_card=crypt_card_finder(CardLibrary(), g.data.id))
     do(g, p, "vampire 1 anson")  # the crypt card's capacity, its printed name, typos forgiven
     assert g.state["seats"][0]["vampires"] == {"Anson": {"capacity": 8, "blood": 8}}
     do(g, p, "vampire 2 Aneke 10 4")  # a capacity given is taken as given

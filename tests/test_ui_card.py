@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.cards import vtes as _vtes
+from companion.games.vtes import cards as _vtes
 from tests.ui_helpers import Pixels, measured_contrast, read_png, run_app_process, widget_box
 
 # krcg 5 (Python 3.12+) ships Govern the Unaligned's official French text: a French screen shows it.

@@ -1,6 +1,6 @@
-"""What the VTES adapter (vtes.py), both krcg lines (vtes_krcg4.py, vtes_krcg5.py) and the list
-updater (vtes_update.py) share: the one shape of a VTES card, a parsed deck line, and the names of
-the official files. Apart from vtes.py so that the krcg lines never import the adapter that picks them.
+"""What the VTES adapter (cards.py), both krcg lines (krcg4.py, krcg5.py) and the list
+updater (update.py) share: the one shape of a VTES card, a parsed deck line, and the names of
+the official files. Apart from cards.py so that the krcg lines never import the adapter that picks them.
 """
 
 from __future__ import annotations

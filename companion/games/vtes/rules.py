@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from companion.i18n import t
+from companion.table.commands import ParseError, Parser, number
+from companion.table.data import fold
 from companion.table.model import Ctx, Intent
 from companion.table.rules.base import Rules
 
@@ -292,3 +294,91 @@ class GameRules(Rules):
         if ask == "vampire":
             return [(name, f"{name} {v['blood']}/{v['capacity']}") for name, v in s["seats"][seat]["vampires"].items()]
         return super().choices(s, seat, ask, lang)
+
+
+# -- its own command words (``edge 2``, ``vampire 1 Anson``...): the parsers of its verbs --------
+# The verbs and their words in each language are in cardmap/vtes/game.yaml (table.verbs).
+
+
+CANCEL = {"cancel", "annule", "annuler", "rate", "echec", "fail"}
+NONE = {"none", "aucun", "personne", "-", "0", "burn", "bruler"}
+
+
+def _edge(p: Parser, verb: str, rest: list[str]) -> Intent:
+    if len(rest) != 1:
+        raise ParseError("table.parse.need_seat", command=verb)
+    if fold(rest[0]) in NONE:
+        return Intent(verb, None, {"none": True})
+    return Intent(verb, p.need_seat(rest[0]))
+
+
+def _oust(p: Parser, verb: str, rest: list[str]) -> Intent:
+    return p.only_seat(verb, rest, required=True)
+
+
+def _withdraw(p: Parser, verb: str, rest: list[str]) -> Intent:
+    cancel = any(fold(x) in CANCEL for x in rest)
+    rest = [x for x in rest if fold(x) not in CANCEL]
+    intent = p.only_seat(verb, rest, required=True)
+    intent.args["cancel"] = cancel
+    return intent
+
+
+def _bleed(p: Parser, verb: str, rest: list[str]) -> Intent:
+    if not rest or len(rest) > 2:
+        raise ParseError("table.parse.bleed")
+    seat = p.need_seat(rest[0]) if len(rest) == 2 else None
+    return Intent(verb, seat, {"amount": p.count(rest[-1].lstrip("+-"), verb)})
+
+
+def _vampire(p: Parser, verb: str, rest: list[str]) -> Intent:
+    if len(rest) < 2:
+        raise ParseError("table.parse.vampire")
+    seat = p.need_seat(rest[0])
+    nums = []
+    body = rest[1:]
+    while body and number(body[-1]) is not None and len(nums) < 2:
+        nums.insert(0, number(body.pop()))
+    if not body:
+        raise ParseError("table.parse.vampire")
+    name = " ".join(body)
+    if not nums:
+        found = p.crypt_card(name) if p.crypt_card is not None else crypt_card(name, p.library)
+        if found is None:
+            raise ParseError("table.parse.vampire_unknown", vampire=name)
+        name, capacity = found
+        nums = [capacity]
+    args: dict[str, Any] = {"name": name, "capacity": nums[0]}
+    if len(nums) == 2:
+        args["blood"] = nums[1]
+    return Intent(verb, seat, args)
+
+
+def _blood(p: Parser, verb: str, rest: list[str]) -> Intent:
+    amount = p.amount(rest[-1]) if rest else None
+    if len(rest) < 3 or amount is None:
+        raise ParseError("table.parse.blood")
+    mode, n = amount
+    return Intent(verb, p.need_seat(rest[0]), {"name": " ".join(rest[1:-1]), "amount": n, "mode": mode})
+
+
+def _burn(p: Parser, verb: str, rest: list[str]) -> Intent:
+    if len(rest) < 2:
+        raise ParseError("table.parse.burn")
+    return Intent(verb, p.need_seat(rest[0]), {"name": " ".join(rest[1:])})
+
+
+PARSERS = {"edge": _edge, "oust": _oust, "withdraw": _withdraw, "bleed": _bleed, "vampire": _vampire,
+           "blood": _blood, "burn": _burn}
+
+
+def crypt_card(name: str, library: Any) -> tuple[str, int] | None:
+    """(printed name, capacity) of the crypt card a player named, forgiving typos; None when no
+    crypt card answers to it, or when no card library was given."""
+    if library is None:
+        return None
+    hits = [h.card for h in library.search(name, game="vtes", limit=5) if h.card.extra.get("capacity")]
+    if not hits:
+        return None
+    card = hits[0]
+    return card.extra.get("printed_name") or card.name, int(card.extra["capacity"])

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from companion.i18n import t
+from companion.table.commands import ParseError, Parser, number
 from companion.table.model import Ctx, Intent
 from companion.table.rules.base import Rules
 
@@ -163,3 +164,27 @@ class GameRules(Rules):
             limit = 3 if "astral" in me["states"] else 2
             out.append(("", t("table.astral.mark.actions", lang, done=sum(me["actions"].values()), limit=limit)))
         return out
+
+
+# -- its own command words (``summon 3``, ``empty 2``...); the verbs and their words in each
+# language are in cardmap/astral/game.yaml (table.verbs).
+
+
+
+def _summon(p: Parser, verb: str, rest: list[str]) -> Intent:
+    if len(rest) > 1:
+        raise ParseError("table.parse.unexpected", word=rest[1], command=verb)
+    cost = 0
+    if rest:
+        value = number(rest[0])
+        if value is None:
+            raise ParseError("table.parse.number", word=rest[0], command=verb)
+        cost = value
+    return Intent(verb, None, {"cost": cost})
+
+
+def _seat_needed(p: Parser, verb: str, rest: list[str]) -> Intent:
+    return p.only_seat(verb, rest, required=True)
+
+
+PARSERS = {"summon": _summon, "power": _summon, "empty": _seat_needed, "win": _seat_needed}

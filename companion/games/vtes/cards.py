@@ -3,10 +3,10 @@
 krcg has two lines with different APIs: krcg 4 (``krcg.vtes``, ``krcg.deck``; the only one on
 Python 3.11) and krcg 5 (``krcg.models``, ``krcg.collections``; Python 3.12 and later). The
 rest of the program sees neither: this module turns either one into the same ``Card`` (same
-references, names, fields) and the same parsed deck, through ``vtes_krcg4`` or ``vtes_krcg5``.
+references, names, fields) and the same parsed deck, through ``krcg4`` or ``krcg5``.
 
 The lists read are krcg's bundled ones, or the newer official lists ``cards update`` stored in
-the user cache (``vtes_update``) when there are some.
+the user cache (``update``) when there are some.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 from companion.cards.model import Card
 
 # The card shape and deck lines both krcg lines share, named here where their callers find them.
-from companion.cards.vtes_common import CRYPT_TYPES, LANGS, DeckEntry, make_card  # noqa: F401
+from companion.games.vtes.common import CRYPT_TYPES, LANGS, DeckEntry, make_card  # noqa: F401
 
 # krcg 4 reads these at import time: force its offline mode before the first import.
 os.environ.setdefault("LOCAL_CARDS", "1")
@@ -51,9 +51,9 @@ def krcg_major() -> int:
 def backend() -> ModuleType:
     """The adapter for the installed krcg line."""
     if krcg_major() >= 5:
-        from companion.cards import vtes_krcg5 as module
+        from companion.games.vtes import krcg5 as module
     else:
-        from companion.cards import vtes_krcg4 as module
+        from companion.games.vtes import krcg4 as module
     return module
 
 
@@ -77,7 +77,7 @@ def load_krcg(lists: Path | None = None, *, use_updates: bool = True) -> Any:
     """krcg's card collection: from ``lists`` (a folder of official CSVs) when given, else from
     the user's updated lists when ``cards update`` stored some, else from krcg's own files."""
     if lists is None and use_updates:
-        from companion.cards.vtes_common import current
+        from companion.games.vtes.common import current
 
         lists = current()
     key = str(lists or "")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from companion.i18n import t
+from companion.table.commands import ParseError, Parser
 from companion.table.data import fold
 from companion.table.model import Ctx, Intent
 from companion.table.rules.base import Rules
@@ -395,3 +396,34 @@ class GameRules(Rules):
         if ask == "component":
             return [(comp, comp) for comp in s["seats"][seat]["on"]]
         return super().choices(s, seat, ask, lang)
+
+
+# -- its own command words (``lifeloss 2 3``, ``put 1 Athanor or +2``...) -----------------------
+# The verbs and their words in each language are in cardmap/res-arcana/game.yaml (table.verbs);
+# ``pass`` takes a seat only, the generic way.
+
+
+
+def _life(p: Parser, verb: str, rest: list[str]) -> Intent:
+    if len(rest) < 2:
+        raise ParseError("table.parse.life")
+    seat = p.need_seat(rest[0])
+    return Intent(verb, seat, {"amount": p.count(rest[1].lstrip("-+"), verb), "pay": rest[2:]})
+
+
+def _put(p: Parser, verb: str, rest: list[str]) -> Intent:
+    amount = p.amount(rest[-1]) if rest else None
+    if len(rest) < 4 or amount is None:
+        raise ParseError("table.parse.put")
+    mode, n = amount
+    return Intent(verb, p.need_seat(rest[0]),
+                  {"component": " ".join(rest[1:-2]), "essence": rest[-2], "amount": n, "mode": mode})
+
+
+def _take(p: Parser, verb: str, rest: list[str]) -> Intent:
+    if len(rest) < 2:
+        raise ParseError("table.parse.take")
+    return Intent(verb, p.need_seat(rest[0]), {"component": " ".join(rest[1:])})
+
+
+PARSERS = {"life": _life, "put": _put, "take": _take}

@@ -8,14 +8,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from companion.cards.vtes_common import CRYPT_TYPES, DeckEntry, make_card
+from companion.games.vtes.common import CRYPT_TYPES, DeckEntry, make_card
 
 _lock = threading.Lock()  # krcg 4 keeps one global card map and reads module-level switches
 
 
 def load(lists: Path | None) -> Any:
     """krcg's global card map, loaded from its bundled files, or from a folder of official
-    lists (``vtes_update.FILES``) through krcg's own VEKN loader, translations included."""
+    lists (``common.FILES``) through krcg's own VEKN loader, translations included."""
     from krcg import cards as kcards
     from krcg import vtes
 
@@ -24,7 +24,7 @@ def load(lists: Path | None) -> Any:
         if lists is None:
             vtes.VTES.load_from_vekn()
             return vtes.VTES
-        from companion.cards.vtes_common import FILES, TRANSLATIONS
+        from companion.games.vtes.common import FILES, TRANSLATIONS
 
         cardmap = vtes.VTES._cards
         # krcg 4 fetches with urllib, which reads file: URLs: point its loader at the folder.

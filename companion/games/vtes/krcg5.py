@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from companion.cards.vtes_common import DeckEntry, make_card
+from companion.games.vtes.common import DeckEntry, make_card
 
 _lock = threading.Lock()
 
@@ -38,7 +38,7 @@ def _from_folder(lists: Path) -> tuple[dict, dict]:
     the packaged ones (the translations as VEKN publishes them: one zip per language)."""
     from krcg import models, vekn_csv
 
-    from companion.cards.vtes_common import FILES, TRANSLATIONS
+    from companion.games.vtes.common import FILES, TRANSLATIONS
 
     def read(name: str) -> str:
         return (lists / name).read_text(encoding="utf-8-sig")

@@ -24,14 +24,15 @@ from typing import Any
 
 import yaml
 
-from companion.cards.vtes_common import FILES, POINTER, TRANSLATIONS, current, root  # noqa: F401 - named for callers
+from companion.cards.catalog import SourceError
+from companion.games.vtes.common import FILES, POINTER, TRANSLATIONS, current, root  # noqa: F401 - named for callers
 
 MAX_BYTES = 64 * 1024 * 1024  # the lists are a few MB: anything far bigger is not them
 KEEP_SHARE = 0.98  # new lists must still hold this share of the cards known today
 WITNESS = "100845"  # Govern the Unaligned: in every list since 1994
 
 
-class UpdateError(Exception):
+class UpdateError(SourceError):
     """The update did not happen; the lists in use are unchanged. The message says why."""
 
 
@@ -64,7 +65,7 @@ def sources(mirror: str | None = None) -> dict[str, str]:
     if mirror:
         base = mirror.rstrip("/") + "/"
         return {name: base + name for name in (*FILES, *TRANSLATIONS.values())}
-    data = yaml.safe_load((Path(__file__).with_name("vtes_sources.yaml")).read_text(encoding="utf-8"))
+    data = yaml.safe_load((Path(__file__).with_name("sources.yaml")).read_text(encoding="utf-8"))
     urls = {name: data["lists"] + name for name in FILES}
     urls.update({TRANSLATIONS[code]: url for code, url in data["translations"].items()})
     return urls
@@ -100,7 +101,7 @@ def _check_archive(path: Path, code: str) -> None:
 def check(folder: Path) -> tuple[list[Any], dict[str, int]]:
     """Read the lists with the installed krcg and compare them with the lists in use. Returns
     the cards and, per language, how many have an official translation."""
-    from companion.cards import vtes
+    from companion.games.vtes import cards as vtes
 
     for code in TRANSLATIONS:
         _check_archive(folder / TRANSLATIONS[code], code)
@@ -123,7 +124,7 @@ def check(folder: Path) -> tuple[list[Any], dict[str, int]]:
 
 def update(mirror: str | None = None, timeout: float = 60.0) -> UpdateResult:
     """Fetch, check, swap. Raises ``UpdateError`` (the lists in use untouched) on any problem."""
-    from companion.cards import vtes
+    from companion.games.vtes import cards as vtes
 
     base = root()
     base.mkdir(parents=True, exist_ok=True)
@@ -156,7 +157,7 @@ def update(mirror: str | None = None, timeout: float = 60.0) -> UpdateResult:
 
 def revert() -> bool:
     """Back to krcg's bundled lists. Returns whether there were updated lists."""
-    from companion.cards import vtes
+    from companion.games.vtes import cards as vtes
 
     folder = current()
     if root().is_dir():

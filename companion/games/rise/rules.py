@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from companion.i18n import t
+from companion.table.commands import ParseError, Parser
 from companion.table.model import Ctx, Intent
 from companion.table.rules.base import Rules
 
@@ -98,3 +99,17 @@ class GameRules(Rules):
 
     def game_marks(self, s: dict[str, Any], seat: int, lang: str) -> list[tuple[str, str]]:
         return [("first", t("table.mark.first", lang))] if s.get("first") == seat else []
+
+
+# -- its own command words (``restore 2``); the verbs and their words in each language are in
+# cardmap/rise/game.yaml (table.verbs).
+
+
+
+def _restore(p: Parser, verb: str, rest: list[str]) -> Intent:
+    if len(rest) != 1 or rest[0] not in ("1", "2"):
+        raise ParseError("table.parse.restore")
+    return Intent(verb, None, {"cards": int(rest[0])})
+
+
+PARSERS = {"restore": _restore}
