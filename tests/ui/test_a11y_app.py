@@ -10,6 +10,7 @@ everything after that is keys.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -281,14 +282,34 @@ def test_letters_typed_in_a_search_field_are_text_never_commands(window, tmp_pat
         field = app.root.get_screen("rules").ids.search
         field.focus = True
         frames(2)
+        rules = app.root.get_screen("rules")
+        statuses: list[str] = []  # what the search showed after each pause in the typing
+        rules.bind(status=lambda _screen, text: statuses.append(text))
         sent, messages = len(runtime.voice.sent), len(runtime.voice.speaker().history)
+
+        def said_since() -> list[str]:
+            return [" ".join(u.text for u in m) for m in list(runtime.voice.speaker().history)[messages:]]
+
         for ch in "rare":
             send_key(window, ord(ch), ch, [])
             frames(1)
+        # Once the fingers rest (a Clock trigger after TYPING_PAUSE) the screen says how many
+        # entries it found. On a slow machine the fingers seem to rest between letters too, so
+        # wait for the count of "rare" however long frames take: everything said is one of
+        # these counts, never a key command.
+        deadline = time.monotonic() + 10
+        while rules.query != "rare" or rules.status not in said_since():
+            if time.monotonic() > deadline:
+                break
+            frames(1)
+            time.sleep(0.01)
         frames(3)
         assert runtime.voice.wait_idle(5)
         assert field.text == "rare"
-        assert len(runtime.voice.sent) == sent and len(runtime.voice.speaker().history) == messages
+        said = said_since()
+        assert said and said[-1] == rules.status and "rare" in rules.status, said
+        assert all(s in statuses for s in said), (said, statuses)
+        assert list(runtime.voice.sent)[sent:] == said
     finally:
         app.on_stop()
         window.remove_widget(app.root)
