@@ -213,7 +213,7 @@ class Game:
             return Result(False, intent, reason=(r.key, r.values), data=self.data)
         except (KeyError, IndexError, TypeError, ValueError, AttributeError):
             # Only a state the rules never make gets here: a hand-edited or damaged journal
-            # (found by tests/test_fuzz.py). The change is refused; the program goes on.
+            # (found by tests/unit/test_fuzz.py). The change is refused; the program goes on.
             log.exception("game %s: the rules cannot work on this state", self.id)
             return self._refused(intent, "table.refuse.journal", cause="@t:journal.cause.state")
         if intent.verb in QUERIES:
