@@ -3,6 +3,7 @@ holds the facts the rules (../shared/seeds) state: component counts, pairs, cost
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import unicodedata
@@ -51,6 +52,9 @@ def minimal_game_yaml(game: str, types: list[str]) -> str:
     for t in types:
         lines += [f"  - id: {t}", f"    names: {{fr: {t}, en: {t}}}"]
     lines += ["glossary: []", "rules: []", 'deck: {text: {fr: "x", en: "x"}}']
+    # The resources and actions its cards' effects may name are the game's (game.yaml effects:).
+    effects = yaml.safe_load((CARDMAP / game / "game.yaml").read_text(encoding="utf-8"))["effects"]
+    lines.append("effects: " + json.dumps(effects))
     return "\n".join(lines) + "\n"
 
 

@@ -84,7 +84,7 @@ def parse_card(shown: str, item: Any, where: str, game: GameInfo, overlay: bool 
     read_own = registry.hook(game.id, "read_card_fields")
     if read_own is not None:
         read_own(c, extra)
-    effects = parse_effects(c, game.id)
+    effects = parse_effects(c, game)
     if effects:
         extra["effects"] = effects
     text = c.get("text", str, required=True)

@@ -28,7 +28,7 @@ from companion.cards.gamedata import GameInfo
 from companion.cards.model import Card
 
 log = logging.getLogger(__name__)
-FORMAT = 7  # bump when the stored shape of Card/GameInfo changes
+FORMAT = 8  # bump when the stored shape of Card/GameInfo changes
 
 
 def index_path() -> Path:

@@ -220,7 +220,7 @@ def _add(args, library) -> int:
         print(t("cards.missing_fields", fields=", ".join(missing), first=missing[0]), file=sys.stderr)
         return 2
     if args.cost:
-        fields["cost"] = _parse_cost(args.cost, game.id)
+        fields["cost"] = _parse_cost(args.cost, game.effects.get("cost_key", "any"))
     if args.keywords:
         fields["keywords"] = [k.strip() for k in args.keywords.split(",") if k.strip()]
     if args.stat:
@@ -241,8 +241,8 @@ def _number(text: str) -> int | str:
     return int(text) if text.lstrip("-").isdigit() else text
 
 
-def _parse_cost(text: str, game: str) -> dict[str, int] | str:
-    default_key = {"astral": "energy", "rise": "coins", "ascension": "runes"}.get(game, "any")
+def _parse_cost(text: str, default_key: str) -> dict[str, int] | str:
+    """``3`` (in the game's usual resource, its effects.cost_key), ``or=2, vie=1``, or free text."""
     if text.isdigit():
         return {default_key: int(text)}
     parts = {}
