@@ -19,8 +19,10 @@ GLOSSARY_KINDS = frozenset(
     {"keyword", "ability-passive", "ability-active", "term", "discipline", "clan", "phase", "resource", "card-type"})
 SECTIONS = frozenset(
     {"overview", "setup", "turn", "combat", "actions", "end", "scoring", "variants", "faq", "deck"})
-GAME_KEYS = frozenset({"id", "order", "names", "players", "card_language", "card_types", "glossary", "rules", "effects",
-                       "deck", "table"})
+GAME_KEYS = frozenset({"id", "order", "names", "players", "card_language", "card_types", "card_fields", "glossary",
+                       "rules", "effects", "deck", "table"})
+# The kinds of a game's own card fields (``card_fields:``), read the same way for every game.
+FIELD_KINDS = frozenset({"text", "number", "counts", "id", "list", "mapping"})
 CARD_ACTIONS = ("play", "acquire", "defeat")
 EFFECT_KEYS = frozenset({"actions", "keys", "any", "energized", "from_cost", "cost_key"})
 
@@ -70,6 +72,8 @@ class GameInfo:
     path: str
     # What laying a card does to the numbers (``effects:``): actions, resource keys, choices.
     effects: dict[str, Any] = field(default_factory=dict)
+    # The game's own fields in cards.yaml: name → {kind, default} (``card_fields:``).
+    card_fields: dict[str, Any] = field(default_factory=dict)
 
     def name(self, lang: str = "fr") -> str:
         return self.names.get(lang) or self.names.get("fr") or self.id
@@ -95,6 +99,7 @@ class GameInfo:
                            for g in data["glossary"]),
             rules=tuple(RuleSection(**r) for r in data["rules"]),
             deck=data["deck"], table=data["table"], path=data["path"], effects=data.get("effects") or {},
+            card_fields=data.get("card_fields") or {},
         )
 
 
@@ -187,7 +192,26 @@ def _check_game(path: Path, shown: str, data: Any) -> GameInfo:
     table = plain(top.get("table", dict, default={}))
     return GameInfo(id=game_id, names=names, players=players, card_language=card_language,
                     card_types=tuple(card_types), glossary=tuple(glossary), rules=tuple(rules),
-                    deck=deck, table=table, path=shown, effects=_effects(shown, top))
+                    deck=deck, table=table, path=shown, effects=_effects(shown, top),
+                    card_fields=_card_fields(shown, top))
+
+
+def _card_fields(shown: str, top: Checker) -> dict[str, Any]:
+    """``card_fields:``: the fields a game adds to its cards, each ``{kind, default}`` (kind:
+    text, number, counts, id, list or mapping), e.g. ``count: {kind: number, default: 1}``."""
+    raw = top.get("card_fields", dict)
+    if raw is None:
+        return {}
+    out: dict[str, Any] = {}
+    for name, spec in raw.items():
+        f = Checker(shown, spec, f"card_fields.{name}")
+        f.mapping()
+        f.only({"kind", "default"})
+        kind = f.get("kind", str, required=True)
+        if kind not in FIELD_KINDS:
+            raise f.fail("kind", f"expected one of {', '.join(sorted(FIELD_KINDS))}, got {kind!r}")
+        out[str(name)] = {"kind": kind, **({"default": plain(spec["default"])} if "default" in spec else {})}
+    return out
 
 
 def _effects(shown: str, top: Checker) -> dict[str, Any]:

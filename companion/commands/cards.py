@@ -170,6 +170,7 @@ def _update(args) -> int:
 
 
 def _validate(args) -> int:
+    from companion import registry
     from companion.cards import catalog
     from companion.i18n import t
 
@@ -179,7 +180,10 @@ def _validate(args) -> int:
         return 2
     overlay = None if args.dir else catalog.overlay_dir()
     # krcg's VTES list is not a file of the cardmap: it is checked by the test suite, not here.
-    result = catalog.build(folder, overlay if overlay is not None else Path("/nonexistent"), with_sources=False)
+    # With no --dir: the shipped games, the user's own games and cards.
+    user_games = None if args.dir else registry.user_dir()
+    result = catalog.build(folder, overlay if overlay is not None else Path("/nonexistent"), with_sources=False,
+                           user_games=user_games)
     errors = [e for msgs in result.errors.values() for e in msgs]
     count = sum(len(c) for c in result.cards.values())
     if args.json:
