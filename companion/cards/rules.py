@@ -3,18 +3,12 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from importlib import resources
 
 import yaml
 
 from companion.cards.gamedata import GameInfo, GlossaryEntry, RuleSection
 from companion.cards.search import Doc, DocIndex, Hit, normalize
-
-
-@dataclass(frozen=True)
-class RulesAnswer:
-    hits: list[Hit[GlossaryEntry | RuleSection]]
 
 
 def rules_index(game: GameInfo) -> DocIndex[GlossaryEntry | RuleSection]:
