@@ -80,8 +80,9 @@ def snapshot(game: Any) -> dict[str, Any]:
     counters = {(i, cid): v for i, seat in enumerate(state.get("seats", [])) for cid, v in seat["c"].items()}
     counters.update({(None, cid): v for cid, v in (state.get("shared") or {}).items()})
     marks = [(key, tuple(sorted(values.items()))) for key, values in game.rules.held_marks(state)]
+    out = tuple(i for i, seat in enumerate(state.get("seats", [])) if seat.get("out"))
     return {"game": game.id, "counters": counters, "active": state.get("active"), "phase": state.get("phase"),
-            "round": state.get("round"), "marks": marks}
+            "round": state.get("round"), "marks": marks, "out": out}
 
 
 class Announcer:
@@ -97,6 +98,7 @@ class Announcer:
         # The phase reminders and once-a-game notes already said in this game (docs/speech.md).
         self._reminded: set[tuple[str, ...]] = set()
         self._round: tuple[Any, int] | None = None  # the (game, round) whose number was said
+        self._said_for: dict[int, str] = {}  # event id → what it did, said (for an undo to name it)
         # The last messages, newest last, for a player who missed one or wants an older one;
         # ``_back`` is how far back the history steps are (1: at the newest, said last).
         self._held: list[tuple[Any, ...]] | None = None  # what waits while a front end holds speech
@@ -156,8 +158,11 @@ class Announcer:
         """A result of ``Game.apply``: its changes said briefly, or its refusal said as an error."""
         lang = self.lang
         if not result.ok:
-            self.say(phrase("refused", lang, reason=ear(result.reason_text(lang), lang)), Priority.ERROR, True,
-                     echo=False)
+            reason = ear(result.reason_text(lang), lang)
+            # just said (why a proposal cannot be paid): not again, only that it is refused
+            just_said = bool(self.history) and reason in self.history[-1][0]
+            self.say(phrase("refused_bare", lang) if just_said else phrase("refused", lang, reason=reason),
+                     Priority.ERROR, True, echo=False)
             return
         texts, hints = self.result_texts(result, game)
         interrupt = getattr(result.intent, "source", "") == "key"
@@ -185,7 +190,10 @@ class Announcer:
         if answer:  # a question (status, help): its lines, as written
             return [ear(x, lang, gid) for x in answer], []
         if verb in ("undo", "redo"):
-            return [self._undo_text(verb, before, after, game)], []
+            event = getattr(result, "event", None)
+            targets = (getattr(event, "payload", None) or {}).get("targets") or []
+            done = [self._said_for[i] for i in targets if i in self._said_for]
+            return [self._undo_text(verb, before, after, game, done)], []
         texts: list[str] = []
         hints: list[str] = []
         changes = list(result.changes)
@@ -225,6 +233,7 @@ class Announcer:
                         hints.append(ear(reminder, lang, gid))
         if turn_at is not None:
             texts[turn_at] = self.turn_start_text(game, turn_values, folded)
+        self._remember(result, game)
         if verb == "resume" and game is not None and not game.state.get("over"):
             texts.append(self.turn_text(game))  # where the game stands: whose turn, which phase
             self._round = (game.id, int(game.state.get("round") or 1))
@@ -294,8 +303,22 @@ class Announcer:
             return _fill(notes[key], resolved, lang) if notes[key] else ""
         return ear(t(key, lang, **resolved), lang, gid)
 
-    def _undo_text(self, verb: str, before: dict[str, Any], after: dict[str, Any], game: Any) -> str:
-        what = self.difference(before, after, game)
+    def _remember(self, result: Any, game: Any) -> None:
+        """What an event did, in words, for an undo to name it ("Annulé. Bob joue Anson."): its
+        first sentence that is not a counter, a turn or a phase (those the undo says anyway)."""
+        event = getattr(result, "event", None)
+        if event is None or result.intent.verb in ("next", "end", "undo", "redo"):
+            return
+        for key, values in result.notes:
+            if key not in ("table.counter", "table.turn", "table.phase", "table.phase_bare"):
+                self._said_for[event.id] = self.note_text(key, values, game)
+                break
+        while len(self._said_for) > 200:
+            self._said_for.pop(next(iter(self._said_for)))
+
+    def _undo_text(self, verb: str, before: dict[str, Any], after: dict[str, Any], game: Any,
+                   done: list[str] | None = None) -> str:
+        what = [x for x in (done or []) if x] + self.difference(before, after, game)
         if not what:
             return phrase(f"{verb}_bare", self.lang)
         return phrase(verb, self.lang, what=". ".join(x.rstrip(". ") for x in what))
@@ -316,6 +339,9 @@ class Announcer:
             name = s["seats"][seat]["name"] if seat is not None else None
             out.append(" ".join(u.text for u in change_speech(name, dict(counter.names), value - (old or 0),
                                                                value, lang, gid)))
+        for seat in before.get("out", ()):
+            if seat not in after.get("out", ()):  # an oust or a withdrawal undone
+                out.append(phrase("back_in", lang, name=s["seats"][seat]["name"]))
         if after["active"] != before["active"] and after["active"] is not None:
             out.append(self.note_text("table.turn", {"name": s["seats"][after["active"]]["name"]}, game))
         elif after["phase"] != before["phase"] and after["phase"] is not None:

@@ -359,8 +359,10 @@ def card_speech(card: Any, verbosity: str = "normal", lang: str = "fr",
     verbosity = verbosity if verbosity in VERBOSITIES else "normal"
     card_lang = _lang(getattr(card, "lang", "fr"))
     phrases = data(lang)["card"]
-    name, group = _spoken_name(card, card_lang)
-    out: list[Utterance] = [Utterance(phrases["name"].format(name=for_the_ear(name, card_lang, card.game)), card_lang)]
+    # The name in the listener's language when the data has it (Ascension's names.en), in their voice.
+    name_lang = lang if (getattr(card, "names", None) or {}).get(lang) else card_lang
+    name, group = _spoken_name(card, name_lang)
+    out: list[Utterance] = [Utterance(phrases["name"].format(name=for_the_ear(name, name_lang, card.game)), name_lang)]
     extra = getattr(card, "extra", {}) or {}
     crypt = bool(extra.get("crypt"))
     cost = _cost(card, lang)

@@ -98,8 +98,8 @@ def test_history_back_and_forth_and_verbosity_words(tmp_path: Path) -> None:
     assert texts[start:start + 6] == [
         "Bob, réserve, moins trois, reste vingt-sept.", "Cy, réserve, moins un, reste vingt-neuf.",
         "Bob, réserve, moins trois, reste vingt-sept.",  # back one
-        "Redressez vos cartes, sauf les vampires paralysés. Avec l'Avantage, prenez un point de réserve. "
-        "Payez pour vos cartes et titres contestés.",  # back two: the first phase's reminder, said once
+        "Redressez vos cartes, sauf les vampires paralysés. Payez pour vos cartes et titres contestés. "
+        "L'Avantage rapporte un point de réserve : le compagnon l'ajoute.",  # back two: the first phase's reminder
         "Bob, réserve, moins trois, reste vingt-sept.",  # forward
         "Cy, réserve, moins un, reste vingt-neuf.",  # forward again: the newest
     ], texts[start:]
@@ -161,7 +161,7 @@ def test_a_card_laid_by_ear_is_heard_with_its_question_before_ok_applies_it(tmp_
     assert run.returncode == 0, run.stderr
     texts = [text for _voice, text in spoken(log)]
     card = next(i for i, x in enumerate(texts) if x.startswith("Apprenti. Carte de départ."))
-    assert texts[card + 1].startswith("Apprenti : jouer (plus une")
+    assert texts[card + 1].startswith("Bob, Apprenti : jouer (plus une")  # who pays, then the card
     assert texts[card + 2] == "ok pour appliquer, non pour laisser."
     assert texts[card + 3].endswith("joue Apprenti : plus une rune (un).")
 

@@ -118,9 +118,11 @@ def test_a_whole_vtes_turn_with_keys_only(app):
     frames(2)
     assert app.table.counter_box(0, "pool").value == 28  # the screen shows what was said
     # undo and redo, said with what they moved
-    assert app.press("numpad7") == ["Annulé. Ann, réserve, plus deux, total trente."]
+    # (what it undid, named: the bleed, then the numbers it moves back)
+    assert app.press("numpad7") == ["Annulé. Cy saigne Ann de deux. Ann, réserve, plus deux, total trente."]
     assert app.session.game.state["seats"][0]["c"]["pool"] == 30
-    assert app.press("ctrl+y") == ["Rétabli. Ann, réserve, moins deux, reste vingt-huit. Cy prend l'Avantage."]
+    assert app.press("ctrl+y") == [
+        "Rétabli. Cy saigne Ann de deux. Ann, réserve, moins deux, reste vingt-huit. Cy prend l'Avantage."]
     # influence: Cy's transfers; the cursor walks Cy's counters and spends them
     said = app.press("numpadmul")
     assert said[:2] == ["Influence.", "Transferts de Cy : un."]
@@ -340,7 +342,7 @@ def test_scan_to_play_by_keys_enter_applies_escape_leaves(app):
     said = lay("ascension:apprenti", "04B1")
     # The card, then the question for the ear (signs as words), then how to answer it.
     assert said[0].startswith("Apprenti. Carte de départ.")
-    assert said[1].startswith("Apprenti : jouer (plus une") and "+" not in said[1]
+    assert said[1].endswith(", Apprenti : jouer (plus une rune) ?") and "+" not in said[1]
     assert any("Entrée pour appliquer" in s for s in said)
     assert app.state["seats"][me]["c"]["runes"] == 0  # nothing before the confirmation
     said = app.press("enter")
