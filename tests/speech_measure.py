@@ -90,12 +90,41 @@ def measure(game: str, lang: str = "fr") -> dict:
                 "seconds": round(seconds(said, Path(tmp)), 1), "said": said}
 
 
+# game: phases in a turn, for a round in which each player only says "suivant" through every phase
+QUIET = {"vtes": 5, "astral": 3}
+
+
+def quiet_turn(game: str, lang: str = "fr") -> dict:
+    """Words and seconds of one turn in which the player only says "suivant" through every phase,
+    averaged over the third round (reminders said the first time are behind by then)."""
+    players, seed = GAMES[game]
+    n = len(players.split(","))
+    with tempfile.TemporaryDirectory() as tmp:
+        env, log = capture_env(Path(tmp))
+        env["COMPANION_LANG"] = lang
+        lines = ["suivant"] * (QUIET[game] * n * 3) + ["quitter"]
+        subprocess.run([sys.executable, "-m", "companion", "console", "--speak", "--game", game, "--players", players,
+                        "--seed", str(seed), "--journal", f"{tmp}/games.sqlite3"],
+                       input="".join(x + "\n" for x in lines), capture_output=True, text=True, timeout=600, env=env)
+        said = spoken(log)
+        turns = [i for i, (_v, x) in enumerate(said) if "au tour d" in x.lower() or "'s turn" in x]
+        part = said[turns[2 * n]:turns[3 * n] if len(turns) > 3 * n else len(said) - 1]
+        return {"game": game, "words": round(words([x for _v, x in part]) / n, 1),
+                "seconds": round(seconds(part, Path(tmp)) / n, 1)}
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("games", nargs="*", default=list(GAMES))
     p.add_argument("--lang", default="fr")
     p.add_argument("--json", help="write the figures and every utterance here")
+    p.add_argument("--quiet-turn", action="store_true", help='one turn of only "suivant" (VTES, ASTRAL)')
     args = p.parse_args()
+    if args.quiet_turn:
+        for game in QUIET:
+            r = quiet_turn(game, args.lang)
+            print(f"{game:<11} a turn of only suivant: {r['words']:>6} words  {r['seconds']:>5} s")
+        return 0
     results = [measure(g, args.lang) for g in args.games]
     for r in results:
         print(f"{r['game']:<11} {r['lang']}  {r['utterances']:>4} utterances  {r['words']:>5} words  "
