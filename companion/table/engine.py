@@ -58,6 +58,7 @@ class Game:
         self.last_event_id: int | None = None
         self.opening: Result | None = None  # what the draw of the first player said
         self.skipped: list[int] = []  # events of the journal that could not be replayed
+        self._recovered_start = False  # the set-up was rebuilt by a recovery (recovery.py)
 
     # -- creating and opening -------------------------------------------------------------
 
@@ -110,6 +111,7 @@ class Game:
                 raise JournalError(f"{journal.path}: game {game_id} has no readable set-up",
                                    "journal.cause.damaged")
             g.opening = None
+            g._complete_recovered()
             if g.state.get("first") is None and not g.state.get("over"):
                 # Stopped between the set-up and the draw: the seed is recorded, draw now.
                 g.opening = g._draw_first("script")
@@ -124,6 +126,31 @@ class Game:
             else:
                 g.opening = skipped
         return g
+
+    def _complete_recovered(self) -> None:
+        """A game recovered without its ``start`` has the opening state every game shares
+        (rebuilt by ``recovery``); what this game's rules add to it is added now, as one event,
+        so that the state stays the fold of the journal."""
+        if not self._recovered_start:
+            return
+        names = [str(s.get("name", "")) for s in self.state["seats"] if isinstance(s, dict)]
+        try:
+            base = self.rules.initial_state(names, 0, {}, self.clock())
+        except Exception:  # the rules cannot make an opening for these seats: leave it as it is
+            log.exception("game %s: no opening state to complete the recovered one", self.id)
+            return
+        full = copy.deepcopy(self.state)
+        _fill(full, base)
+        effects = fx.diff(self.state, full)
+        if not effects:
+            return
+        try:
+            ev = self.journal.append(self.id, "recovered", {"effects": effects, "notes": []}, source="script",
+                                     after=self.last_event_id)
+        except JournalError:
+            return  # the game still opens; a change that needs the missing part is refused
+        self.state = full
+        self.last_event_id = ev.id
 
     def close(self) -> None:
         """Let another program open this game."""
@@ -144,6 +171,10 @@ class Game:
                 self.skipped.append(ev.id)
                 self.last_event_id = ev.id
                 continue
+            if ev.type == "start" and ev.payload.get("recovered"):
+                self._recovered_start = True
+            elif ev.type == "recovered":
+                self._recovered_start = False  # completed already
             self._track(ev.id, ev.type, ev.payload, effects)
         self.state = state
 
@@ -331,6 +362,19 @@ class Game:
 
     def events(self) -> list[Event]:
         return self.journal.events(self.id)
+
+
+def _fill(state: dict[str, Any], base: dict[str, Any]) -> None:
+    """Add to ``state`` what ``base`` has and it lacks (seat by seat), keeping every value it has."""
+    for key, value in base.items():
+        if key not in state:
+            state[key] = copy.deepcopy(value)
+        elif key == "seats" and isinstance(state[key], list) and isinstance(value, list):
+            for mine, theirs in zip(state[key], value, strict=False):
+                if isinstance(mine, dict) and isinstance(theirs, dict):
+                    _fill(mine, theirs)
+        elif isinstance(state[key], dict) and isinstance(value, dict) and key != "options":
+            _fill(state[key], value)
 
 
 def _summary(note: tuple[str, dict[str, Any]] | None) -> str:

@@ -17,7 +17,7 @@ from companion.table.journal import Event
 
 # Events that are part of the game's record but not of what undo takes back: the set-up, the
 # draw of the first player, and dice and coins (undoing a toss must not allow throwing again).
-NOT_UNDOABLE = frozenset({"start", "first_player", "toss", "dice", "undo", "redo"})
+NOT_UNDOABLE = frozenset({"start", "first_player", "toss", "dice", "undo", "redo", "recovered"})
 # Who owns the shared counters (the honor pool...), as a note value named in the reader's language.
 SHARED = "@t:table.shared"
 # Intents that answer a question and record nothing.
