@@ -112,6 +112,12 @@ def run(args: argparse.Namespace) -> int:
         else:
             stream = sys.stdin
         source = args.source or ("key" if stream.isatty() else "script")
+        if stream.isatty():
+            # A person types: the card search is built while they read the table, not when they
+            # first name a card (2-3 s). A script names its vampires with their capacity or waits.
+            import threading
+
+            threading.Thread(target=session.library.prepare_search, name="cards", daemon=True).start()
         status = 0
         try:
             for number, line in enumerate(stream, 1):

@@ -14,6 +14,7 @@ import json
 import logging
 import secrets
 import time
+from array import array
 from collections.abc import Callable
 from typing import Any
 
@@ -52,9 +53,10 @@ class Game:
         self.rules = rules_for(data)
         self.clock = clock
         self.state: dict[str, Any] = {}
-        self._undo: list[int] = []
-        self._redo: list[int] = []
-        self._effects: dict[int, list[fx.Effect]] = {}
+        # The undo and redo stacks hold event ids only, 8 bytes each (a long game stays small in
+        # memory); the effects an undo takes back are read from the journal when it is asked.
+        self._undo = array("q")
+        self._redo = array("q")
         self.last_event_id: int | None = None
         self.opening: Result | None = None  # what the draw of the first player said
         self.skipped: list[int] = []  # events of the journal that could not be replayed
@@ -186,18 +188,15 @@ class Game:
         targets = payload.get("targets") if isinstance(payload.get("targets"), list) else []
         if etype == "undo":
             for target in targets:
-                if target in self._undo:
-                    self._undo.remove(target)
+                if _take(self._undo, target):
                     self._redo.append(target)
         elif etype == "redo":
             for target in targets:
-                if target in self._redo:
-                    self._redo.remove(target)
+                if _take(self._redo, target):
                     self._undo.append(target)
         elif payload.get("undoable"):
             self._undo.append(eid)
-            self._redo.clear()
-            self._effects[eid] = effects
+            del self._redo[:]
 
     # -- the one entry point --------------------------------------------------------------
 
@@ -283,7 +282,7 @@ class Game:
                       data=self.data)
 
     def _reload(self) -> None:
-        self._undo, self._redo, self._effects, self.skipped = [], [], {}, []
+        self._undo, self._redo, self.skipped = array("q"), array("q"), []
         try:
             self.replay(self.journal.iter_events(self.id))
         except JournalError:
@@ -296,9 +295,10 @@ class Game:
         if not self._undo:
             ctx.refuse("table.refuse.nothing_to_undo")
         targets = list(reversed(self._undo[-n:]))
+        recorded = self.journal.effects_of(targets)
         effects: list[fx.Effect] = []
         for eid in targets:
-            effects.extend(fx.inverse(self._effects.get(eid, [])))
+            effects.extend(fx.inverse(recorded.get(eid, [])))
         ctx.payload.update(targets=targets, effects=effects)
         ctx.note("table.undone", count=len(targets))
         self._note_counters(ctx, effects)
@@ -308,9 +308,10 @@ class Game:
         if not self._redo:
             ctx.refuse("table.refuse.nothing_to_redo")
         targets = list(reversed(self._redo[-n:]))
+        recorded = self.journal.effects_of(targets)
         effects: list[fx.Effect] = []
         for eid in targets:
-            effects.extend(self._effects.get(eid, []))
+            effects.extend(recorded.get(eid, []))
         ctx.payload.update(targets=targets, effects=effects)
         ctx.note("table.redone", count=len(targets))
         self._note_counters(ctx, effects)
@@ -362,6 +363,19 @@ class Game:
 
     def events(self) -> list[Event]:
         return self.journal.events(self.id)
+
+
+def _take(stack: array, eid: int) -> bool:
+    """Remove ``eid`` from an undo or redo stack. An undo written by this program names the top
+    of the stack (constant time); one written by another program or by hand may name any."""
+    if stack and stack[-1] == eid:
+        stack.pop()
+        return True
+    try:
+        stack.remove(eid)
+    except ValueError:
+        return False
+    return True
 
 
 def _fill(state: dict[str, Any], base: dict[str, Any]) -> None:

@@ -541,6 +541,18 @@ class Journal:
             yield Event(eid, game_id, str(type_), seat if isinstance(seat, int) else None,
                         ts if isinstance(ts, int | float) else 0.0, str(source), _payload(payload))
 
+    def effects_of(self, ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+        """The recorded effects of the events ``ids`` (what an undo takes back): read when asked,
+        so that a long game does not keep every event's effects in memory."""
+        out: dict[int, list[dict[str, Any]]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            for eid, payload in self._read(f"SELECT id, payload FROM events WHERE id IN ({marks})", tuple(chunk)):
+                effects = _payload(payload).get("effects")
+                out[eid] = effects if isinstance(effects, list) else []
+        return out
+
     def event_ids(self, game_id: int) -> list[int]:
         return [r[0] for r in self._read("SELECT id FROM events WHERE game_id = ? ORDER BY id", (game_id,))]
 
