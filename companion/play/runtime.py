@@ -91,6 +91,16 @@ class Runtime:
             log.warning("cards of %s unavailable: %s", game, why)
         return errors
 
+    def file_problems(self, lang: str | None = None) -> list[str]:
+        """The user's own files that cannot be read (the collection, the settings), one sentence
+        each naming the file and the fix: shown and said at start, never only logged."""
+        from companion import userfiles
+        from companion.tags import collection
+
+        lang = lang or self.lang
+        found = [collection.problem(lang=lang), userfiles.settings_problem(lang=lang)]
+        return [p for p in found if p]
+
     def lay(self, scan: Scan) -> None:
         """A card laid (on the front end's own thread): kept in the game's history and spoken;
         laid on the reader of a seat that has a phone, it is that seat's secret, and the table

@@ -361,6 +361,7 @@ class CompanionApp(App):
         self._load_errors = t("ui.cards_failed", games=", ".join(errors)) if errors else ""
         self._notice(self._reader_notice)
         problems = list(errors.values()) if "*" in errors else self.library.load_problems(i18n.language())
+        problems += self.runtime.file_problems(i18n.language())  # a bad collection or settings file
         if problems and self.root.has_screen("home"):  # shown and said at start, never silent
             self.root.get_screen("home").status = " ".join(problems)
             self.voice.say(" ".join(problems), priority="error")
