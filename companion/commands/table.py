@@ -75,10 +75,14 @@ def run(args: argparse.Namespace) -> int:
             if args.export:
                 from companion.table.export import export_json, export_text
 
-                if args.export == "json":
-                    print(json.dumps(export_json(journal, args.resume), ensure_ascii=False, indent=1), file=out)
-                else:
-                    out.write(export_text(journal, args.resume, lang))
+                try:
+                    if args.export == "json":
+                        print(json.dumps(export_json(journal, args.resume), ensure_ascii=False, indent=1), file=out)
+                    else:
+                        out.write(export_text(journal, args.resume, lang))
+                except JournalError as exc:  # a damaged game: said in words, never a traceback
+                    say(t("table.cli.journal_error", error=exc.describe(lang)), sys.stderr)
+                    return 2
                 return 0
             result = session.resume(args.resume, source=args.source or "script")
         else:
@@ -132,6 +136,8 @@ def run(args: argparse.Namespace) -> int:
                 if not result.ok and args.strict:
                     status = 3
                     break
+        except KeyboardInterrupt:
+            pass  # Ctrl-C, SIGTERM or SIGHUP (see cli): every change is in the journal; end as at the input's end
         finally:
             if stream is not sys.stdin:
                 stream.close()
@@ -145,3 +151,4 @@ def run(args: argparse.Namespace) -> int:
         return status
     finally:
         session.close()
+

@@ -100,10 +100,19 @@ class Game:
 
     @classmethod
     def open(cls, journal: Journal, game_id: int, clock: Callable[[], float] = time.time,
-             data: TableData | None = None) -> Game:
+             data: TableData | None = None, read_only: bool = False) -> Game:
+        """The game as its journal holds it, held for this program (one writer per game). With
+        ``read_only`` (an export, a listing): not held and nothing written, so it works while
+        another program plays the game."""
         row = journal.game(game_id)
         if row is None:
             raise KeyError(game_id)
+        if read_only:
+            g = cls(journal, game_id, data or load_table(row.game), clock)
+            g.replay(journal.iter_events(game_id))
+            if not isinstance(g.state.get("seats"), list) or not g.state["seats"]:
+                raise JournalError(f"{journal.path}: game {game_id} has no readable set-up", "journal.cause.damaged")
+            return g
         # One writer per game: a second program gets GameLocked, naming the first.
         journal.lock_game(game_id)
         try:

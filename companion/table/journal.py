@@ -417,7 +417,8 @@ class Journal:
         if lock is not None:
             lock.count += 1
             return
-        lock = _GameLock.acquire(self.path, game_id, holder)
+        # The lock sits by the real file: a journal opened through a link is the same journal.
+        lock = _GameLock.acquire(Path(os.path.realpath(self.path)), game_id, holder)
         if lock is not None:
             self._locks[game_id] = lock
 
