@@ -119,3 +119,39 @@ def test_a_clock_that_jumped_is_not_shown_as_ten_years() -> None:
     data = load_table("vtes")
     text = render(data, "table.timer", {"turn": "@s:315360000", "round": "@s:60", "game": "@s:315360000"}, lang="en")
     assert "87600" not in text and "unknown (the system clock changed)" in text and "1:00" in text
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path):
+    """A 512 kB file system of its own (tmpfs), to fill up; skipped where mounting is not allowed."""
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(folder)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small file system here: {mounted.stderr.decode()[:200]}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def test_a_full_disk_at_start_is_said_as_such_and_the_games_still_listed(tmp_path: Path, small_disk: Path) -> None:
+    path = small_disk / "games.sqlite3"
+    made = run("table", "--journal", str(path), "--game", "vtes", "--players", "Ann,Bob", home=tmp_path,
+               stdin="pool 1 -2\n")
+    assert made.returncode == 0, made.stderr
+    with open(small_disk / "filler", "wb") as f:  # the disk fills up while the program is stopped
+        try:
+            while True:
+                f.write(b"\0" * 65536)
+        except OSError:
+            pass
+    listed = run("table", "--journal", str(path), "--list", home=tmp_path)
+    assert listed.returncode == 0 and "Ann, Bob" in listed.stdout, listed.stderr
+    assert "is full" in listed.stderr and "I/O" not in listed.stderr and "SD card" not in listed.stderr
+    resumed = run("table", "--journal", str(path), "--resume", "1", home=tmp_path, stdin="pool 2 -1\n")
+    assert "disk full" in resumed.stdout and "Traceback" not in resumed.stderr
+    assert "Bob : pool 30" in resumed.stdout  # refused: nothing moved
+    (small_disk / "filler").unlink()  # space freed: play goes on
+    again = run("table", "--journal", str(path), "--resume", "1", home=tmp_path, stdin="pool 2 -1\n")
+    assert again.returncode == 0 and "Bob : pool 29" in again.stdout, again.stdout + again.stderr

@@ -165,7 +165,21 @@ def _cause(exc: BaseException) -> str:
 
 
 def _error(path: Path, exc: BaseException) -> JournalError:
-    return JournalError(f"{path}: {exc}", _cause(exc))
+    cause = _cause(exc)
+    if cause in ("journal.cause.io", "journal.cause.cannot_open") and _disk_full(path):
+        # SQLite says "disk I/O error" when it cannot create its -wal or -shm file on a full
+        # disk: the person needs to hear "disk full", not a failing SD card.
+        cause = "journal.cause.full"
+    return JournalError(f"{path}: {exc}", cause)
+
+
+def _disk_full(path: Path) -> bool:
+    import shutil
+
+    try:
+        return shutil.disk_usage(path.parent).free < 64 * 1024
+    except OSError:
+        return False
 
 
 def _is_damage(exc: BaseException) -> bool:
@@ -214,6 +228,7 @@ class Journal:
         self._locks: dict[int, _GameLock] = {}
         self._fd: int | None = None
         self._damaged = False  # damage found while running: every change is refused
+        self._full: JournalError | None = None  # opened read-only on a full disk
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -227,7 +242,27 @@ class Journal:
                 self._db = self._open(check)
             except _Damaged as damaged:
                 self._db = self._recover(damaged.reason)
+            except JournalError as exc:
+                if exc.key != "journal.cause.full" or not self.path.exists():
+                    raise
+                # A full disk: the games can still be listed, exported and shown; every change is
+                # refused, saying the disk is full, until space is freed and the program restarted.
+                self._db = self._open_read_only(exc)
         self._watch()
+
+    def _open_read_only(self, cause: JournalError) -> sqlite3.Connection:
+        for flags in ("mode=ro", "immutable=1"):  # immutable: when even the -shm cannot be made
+            try:
+                db = sqlite3.connect(f"file:{self.path}?{flags}", uri=True, isolation_level=None,
+                                     timeout=self.timeout, check_same_thread=False)
+                db.execute("SELECT COUNT(*) FROM games").fetchone()
+            except sqlite3.Error:
+                continue
+            self._full = cause
+            self.notice = Notice("journal.notice.full", {"path": str(self.path)})
+            log.info("journal %s opened read-only: %s", self.path, cause)
+            return db
+        raise cause
 
     def _connect(self) -> sqlite3.Connection:
         # isolation_level=None: we issue BEGIN/COMMIT ourselves, nothing is left pending.
@@ -440,6 +475,8 @@ class Journal:
         behind "cannot rollback - no transaction is active"."""
         if self._damaged:
             raise JournalError(f"{self.path}: damaged while running", "journal.cause.damaged_running")
+        if self._full is not None:
+            raise JournalError(str(self._full), "journal.cause.full")
         try:
             self._db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
