@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 2
-    if args.command in ("console", "table"):
+    if args.command in ("console", "table", "run"):
         _stop_on_signals()
     try:
         return int(_module(args.command).run(args) or 0)

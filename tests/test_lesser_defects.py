@@ -155,3 +155,27 @@ def test_a_full_disk_at_start_is_said_as_such_and_the_games_still_listed(tmp_pat
     (small_disk / "filler").unlink()  # space freed: play goes on
     again = run("table", "--journal", str(path), "--resume", "1", home=tmp_path, stdin="pool 2 -1\n")
     assert again.returncode == 0 and "Bob : pool 29" in again.stdout, again.stdout + again.stderr
+
+
+def test_the_phone_server_says_goodbye_on_sighup(tmp_path: Path, game: Path) -> None:
+    proc = start("serve", "--journal", str(game), "--resume", "1", "--port", "0", home=tmp_path)
+    wait_for(proc, "http", stream="stdout")
+    proc.send_signal(signal.SIGHUP)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    assert "Goodbye. Game number 1 is saved" in err
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_the_window_closes_cleanly_on_sigterm_and_sighup(tmp_path: Path, sig: int) -> None:
+    proc = start("run", "--reader", "sim", home=tmp_path)
+    settings = tmp_path / "config" / "companion.ini"  # written by the window once it runs
+    end = time.monotonic() + 90
+    while not settings.exists() and proc.poll() is None and time.monotonic() < end:
+        time.sleep(0.1)
+    assert settings.exists(), proc.stderr.read() if proc.poll() is not None else "no window"
+    time.sleep(1.0)  # let Kivy's loop turn
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    assert "Goodbye." in err
