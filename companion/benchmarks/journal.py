@@ -4,7 +4,7 @@
 Returns a dict (the ``bench`` command prints it as JSON). Budgets: durable append median under
 5 ms; reopening 50,000 events at most 12x reopening 5,000 (linear); a live undo as fast late in a
 long game as early; memory held by the game flat (under 1 MB per 10,000 commands). The events
-are real: a VTES table played through ``Game.apply`` into a real SQLite journal with the
+are real: a table of the first game played through ``Game.apply`` into a real SQLite journal with the
 production settings (WAL, synchronous=FULL) for the durable times."""
 
 from __future__ import annotations
@@ -29,25 +29,28 @@ def _percentile(values: list[float], q: float) -> float:
 
 def journal_bench(appends: int = 300, replay_sizes: tuple[int, ...] = (5000, 20000, 50000),
                   directory: str | None = None) -> dict[str, Any]:
+    from companion.benchmarks import bench_game
+
+    game_id, main, second = bench_game()
     with tempfile.TemporaryDirectory(dir=directory) as tmp:
         path = Path(tmp) / "bench.sqlite3"
         journal = Journal(path)
 
         # 1. One raw durable append (the journal alone), as the budget is stated.
-        gid, _ = journal.new_game("vtes", ["A", "B", "C", "D"])
+        gid, _ = journal.new_game(game_id, ["A", "B", "C", "D"])
         raw = []
         for i in range(appends):
             t0 = time.perf_counter()
-            journal.append(gid, "counter", {"counter": "pool", "amount": -1, "i": i,
-                                            "effects": [{"p": ["seats", 1, "c", "pool"], "o": 30, "n": 29}]},
+            journal.append(gid, "counter", {"counter": main, "amount": -1, "i": i,
+                                            "effects": [{"p": ["seats", 1, "c", main], "o": 30, "n": 29}]},
                            seat=1, source="key")
             raw.append((time.perf_counter() - t0) * 1000)
 
         # 2. A whole intent through the rules, durable when apply returns.
-        game = Game.new(journal, "vtes", ["Ann", "Bob", "Cy", "Dee"], seed=7)
+        game = Game.new(journal, game_id, ["Ann", "Bob", "Cy", "Dee"], seed=7)
         applied = []
-        moves = [Intent("counter", 2, {"counter": "pool", "amount": -1, "mode": "+"}),
-                 Intent("counter", 2, {"counter": "pool", "amount": 1, "mode": "+"}),
+        moves = [Intent("counter", 2, {"counter": main, "amount": -1, "mode": "+"}),
+                 Intent("counter", 2, {"counter": main, "amount": 1, "mode": "+"}),
                  Intent("next"), Intent("undo"), Intent("redo")]
         while game.last_event_id is None or len(applied) < appends:
             for intent in moves:
@@ -59,7 +62,7 @@ def journal_bench(appends: int = 300, replay_sizes: tuple[int, ...] = (5000, 200
         # 3. Reopening long games, 5,000 to 50,000 events: linear in the events (budget: 50,000
         # at most 12x 5,000). One game is played to the longest size; shorter ones are its prefixes.
         journal.close()
-        replay = _replays(path, replay_sizes)
+        replay = _replays(path, replay_sizes, game_id, cycle(main, second))
     return {
         "journal_append_durable_ms": {"median": round(statistics.median(raw), 3),
                                       "p95": round(_percentile(raw, .95), 3), "n": len(raw), "budget_median": 5.0},
@@ -71,13 +74,15 @@ def journal_bench(appends: int = 300, replay_sizes: tuple[int, ...] = (5000, 200
     }
 
 
-_CYCLE = [Intent("counter", 0, {"counter": "pool", "amount": 1, "mode": "+"}),
-          Intent("counter", 3, {"counter": "pool", "amount": 1, "mode": "+"}),
-          Intent("counter", 1, {"counter": "vp", "amount": 1, "mode": "+"}),
-          Intent("next"), Intent("toss"), Intent("undo"), Intent("redo"),
-          Intent("counter", 2, {"counter": "pool", "amount": -1, "mode": "+"}), Intent("undo"),
-          Intent("counter", 2, {"counter": "pool", "amount": 1, "mode": "+"}), Intent("undo", args={"count": 2}),
-          Intent("redo", args={"count": 2})]
+def cycle(main: str, second: str) -> list[Intent]:
+    """The commands a long game repeats: changes, turns, a toss, undos and redos."""
+    return [Intent("counter", 0, {"counter": main, "amount": 1, "mode": "+"}),
+            Intent("counter", 3, {"counter": main, "amount": 1, "mode": "+"}),
+            Intent("counter", 1, {"counter": second, "amount": 1, "mode": "+"}),
+            Intent("next"), Intent("toss"), Intent("undo"), Intent("redo"),
+            Intent("counter", 2, {"counter": main, "amount": -1, "mode": "+"}), Intent("undo"),
+            Intent("counter", 2, {"counter": main, "amount": 1, "mode": "+"}), Intent("undo", args={"count": 2}),
+            Intent("redo", args={"count": 2})]
 
 
 def _undo_ms(game: Game) -> float:
@@ -91,12 +96,12 @@ def _undo_ms(game: Game) -> float:
     return statistics.median(times)
 
 
-def _replays(path: Path, sizes: tuple[int, ...]) -> dict[str, Any]:
+def _replays(path: Path, sizes: tuple[int, ...], game_id: str, moves: list[Intent]) -> dict[str, Any]:
     journal = Journal(path)
     # Playing 50,000 changes with an fsync each would time the disk, not the game: the long game
     # is written without waiting for the disk (only here, in the bench).
     journal._db.execute("PRAGMA synchronous=OFF")
-    game = Game.new(journal, "vtes", ["Ann", "Bob", "Cy", "Dee"], seed=8)
+    game = Game.new(journal, game_id, ["Ann", "Bob", "Cy", "Dee"], seed=8)
     first = game.id
     count, i, memory = len(journal.event_ids(first)), 0, {}
     tracing, undo_early = False, 0.0
@@ -106,7 +111,7 @@ def _replays(path: Path, sizes: tuple[int, ...]) -> dict[str, Any]:
         if not tracing and count >= max(sizes) - 10000:
             tracemalloc.start()  # what the last 10,000 commands leave held
             tracing = True
-        if game.apply(_CYCLE[i % len(_CYCLE)]).ok:
+        if game.apply(moves[i % len(moves)]).ok:
             count += 1
         i += 1
     if tracing:

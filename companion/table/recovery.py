@@ -130,14 +130,15 @@ def _counters_in(events: list[tuple]) -> tuple[set[str], set[str], int]:
 def _guess_game(counters: set[str], shared: set[str]) -> str | None:
     """The kind of game whose counters are the ones the events change (its row and start lost):
     the one they fit best."""
-    from companion.table.data import cardmap_dir, load_table
+    from companion import registry
+    from companion.table.data import load_table
 
     best, score = None, 0.0
     try:
-        folders = sorted(p.parent.name for p in cardmap_dir().glob("*/game.yaml"))
+        known = registry.ids()  # the shipped games and the user's own
     except OSError:
         return None
-    for gid in folders:
+    for gid in known:
         try:
             data = load_table(gid)
         except Exception:  # a game that does not load is not the one

@@ -2,7 +2,7 @@
 
 Runs unchanged on MicroPython (the Pico) and on CPython (the host's tests, and the hub emulator the
 companion's tests talk to); make test runs it under real MicroPython too (its WebAssembly port, see
-tests/test_hub_firmware_micropython.py), so that only what both languages have is used. Everything
+tests/hardware/test_hub_firmware_micropython.py), so that only what both languages have is used. Everything
 that touches pins lives in the drivers and main.py; this module only sees "seat n reads UID u (or
 nothing, or an error)" and a clock in milliseconds. The protocol is hardware/protocol.md.
 """
