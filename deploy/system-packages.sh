@@ -7,9 +7,10 @@ set -eu
 # runtime: what the companion itself uses; testing: what `make test` adds (sox measures the speech,
 # xvfb gives the window tests a display, shellcheck checks deploy/*.sh). The kiosk takes runtime only.
 # chromium: the phone page's browser tests drive Debian's own build (never a downloaded one).
+# nodejs: runs real MicroPython (its WebAssembly port, from npm) on the hub firmware in make test.
 # xclip: Kivy looks for it (or xsel) for text fields on Linux and logs a critical error without it.
 runtime="espeak-ng libgl1 libegl1 libusb-1.0-0 libmtdev1 xclip"
-testing="sox xvfb shellcheck chromium"
+testing="sox xvfb shellcheck chromium nodejs"
 pkgs="$runtime $testing"
 [ "${1:-}" = "--list" ] && { echo "$pkgs"; exit 0; }
 [ "${1:-}" = "--list-runtime" ] && { echo "$runtime"; exit 0; }
