@@ -7,8 +7,9 @@ set -eu
 # runtime: what the companion itself uses; testing: what `make test` adds (sox measures the speech,
 # xvfb gives the window tests a display, shellcheck checks deploy/*.sh). The kiosk takes runtime only.
 # chromium: the phone page's browser tests drive Debian's own build (never a downloaded one).
+# mosquitto: the venue hub's MQTT broker (python -m companion venue starts its own).
 # xclip: Kivy looks for it (or xsel) for text fields on Linux and logs a critical error without it.
-runtime="espeak-ng libgl1 libegl1 libusb-1.0-0 libmtdev1 xclip"
+runtime="espeak-ng libgl1 libegl1 libusb-1.0-0 libmtdev1 xclip mosquitto"
 testing="sox xvfb shellcheck chromium"
 pkgs="$runtime $testing"
 [ "${1:-}" = "--list" ] && { echo "$pkgs"; exit 0; }
