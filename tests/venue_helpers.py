@@ -37,3 +37,15 @@ def broker(tmp_path) -> Iterator[Broker]:
 def run(coro, timeout: float = 60.0):
     """Run a coroutine to its end on a fresh event loop (the tests are synchronous)."""
     return asyncio.run(asyncio.wait_for(coro, timeout))
+
+
+def wait_for(check, timeout: float = 30.0, what: str = "") -> None:
+    """Poll until ``check()`` is true (the network is asynchronous); fail with ``what`` after ``timeout``."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what or check}")
