@@ -82,6 +82,7 @@ class Broker:
         self.host = host
         self.port = port or free_port("127.0.0.1" if host in ("0.0.0.0", "::") else host)
         self.proc: subprocess.Popen[bytes] | None = None
+        self.adopted: int | None = None  # the PID of a broker left by a previous hub
         self.folder.mkdir(parents=True, exist_ok=True)
         self.credentials = Credentials.load_or_make(self.folder / "credentials.json", tables)
 
@@ -143,6 +144,26 @@ class Broker:
         self.stop()
         raise BrokerFailed(self._log_tail())
 
+    def adopt(self) -> bool:
+        """Take over the Mosquitto a previous hub of this event left running (a hub killed with
+        kill -9 leaves its broker up, still queueing the tables' entries). True if there is one."""
+        try:
+            pid = int((self.folder / "mosquitto.pid").read_text(encoding="utf-8"))
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except (OSError, ValueError):
+            return False
+        if str(self.config_path).encode() not in cmdline:
+            return False
+        self.adopted = pid
+        return True
+
+    def start_or_adopt(self, timeout: float = 10.0) -> bool:
+        """Start the broker, or adopt the one already running for this event; True if adopted."""
+        if self.adopt():
+            return True
+        self.start(timeout)
+        return False
+
     def reload(self) -> None:
         """Rewrite the password and ACL files and have Mosquitto read them again (SIGHUP)."""
         self.write_files()
@@ -152,6 +173,10 @@ class Broker:
     def stop(self, kill: bool = False) -> None:
         """Stop it by its PID (SIGTERM lets it save its persistence; ``kill``: SIGKILL)."""
         proc, self.proc = self.proc, None
+        adopted, self.adopted = self.adopted, None
+        if adopted is not None:
+            _stop_pid(adopted, kill)
+            return
         if proc is None or proc.poll() is not None:
             return
         proc.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
@@ -163,6 +188,12 @@ class Broker:
         if proc.stderr:
             proc.stderr.close()
 
+    @property
+    def running(self) -> bool:
+        if self.adopted is not None:
+            return Path(f"/proc/{self.adopted}").exists()
+        return self.proc is not None and self.proc.poll() is None
+
     def url(self, public_host: str | None = None) -> str:
         return f"mqtt://{public_host or self.host}:{self.port}"
 
@@ -171,3 +202,21 @@ class Broker:
             return "\n".join(self.log_path.read_text(encoding="utf-8", errors="replace").splitlines()[-5:])
         except OSError:
             return "mosquitto did not start"
+
+
+def _stop_pid(pid: int, kill: bool) -> None:
+    """Stop a broker this process did not start (adopted), by its PID, and wait for it to go."""
+    try:
+        os.kill(pid, signal.SIGKILL if kill else signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
+        try:
+            # a zombie of ours would stay in /proc; an adopted broker is not our child
+            with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+                if f.read().split(")")[-1].split()[0] == "Z":
+                    return
+        except OSError:
+            return
+        time.sleep(0.05)

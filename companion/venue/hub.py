@@ -141,6 +141,17 @@ class Hub:
             self._loop.call_soon_threadsafe(self._wake.set)
 
     def _notify(self, message: dict[str, Any]) -> None:
+        """Tell the boards (safe from any thread: the queues live on the hub's loop)."""
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if self._loop is not None and running is not self._loop:
+            self._loop.call_soon_threadsafe(self._notify_now, message)
+        else:
+            self._notify_now(message)
+
+    def _notify_now(self, message: dict[str, Any]) -> None:
         for q in list(self.listeners):
             if q.qsize() < 1000:  # a board that stopped reading is not fed forever
                 q.put_nowait(message)
