@@ -23,7 +23,7 @@ def test_console_joins_the_venue_and_its_words_reach_the_hub(tmp_path, broker): 
     try:
         url = VenueAddress("127.0.0.1", broker.port, EVENT, 4, broker.credentials.tables[4]).url()
         journal = tmp_path / "games.sqlite3"
-        script = "pool 1 -3\njuge une règle à vérifier\nrésultat\n"
+        script = "pool 1 -3\njuge une règle à vérifier\nrésultat\nrésultat ok\n"
         env = dict(os.environ, PYTHONPATH=os.getcwd(), COMPANION_LANG="fr")
         done = subprocess.run([sys.executable, "-m", "companion", "console", "--reader", "sim", "--game", "vtes",
                                "--players", "Ann,Bob,Cy,Dee,Eve", "--seed", "2", "--journal", str(journal),
@@ -37,6 +37,10 @@ def test_console_joins_the_venue_and_its_words_reach_the_hub(tmp_path, broker): 
             ids = [e.id for e in j.events(game.id)]
         wait_for(lambda: [e["body"]["event"]["id"] for e in store.entries(4, "journal")] == ids,
                  what="the hub has the table's journal")
+        assert "Résultat envoyé à l'organisateur." in done.stdout
+        wait_for(lambda: len(store.entries(4, "result")) == 1, what="the result reached the hub")
+        # no round was seated: the hub keeps the result and says why it cannot count it
+        assert store.results()[0]["reason"] == "venue.check.round"
         calls = store.judge_calls()
         assert [c["table"] for c in calls] == [4]
         assert calls[0]["why"] == "une règle à vérifier" and calls[0]["log"]  # with the table's last lines

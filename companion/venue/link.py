@@ -47,8 +47,8 @@ def words() -> dict[str, Any]:
     return yaml.safe_load(resources.files(__package__).joinpath("words.yaml").read_text(encoding="utf-8"))
 
 
-def _plain(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFD", text.casefold()) if not unicodedata.combining(c))
+def _plain(text: object) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", str(text).casefold()) if not unicodedata.combining(c))
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,8 @@ class TableLink:
         self._unsubscribe = self.session.subscribe("state", self._on_state)
         with self.session._lock:
             self._on_state()
+        if self.auto_start and self.seating is not None and self.session.game is None:
+            self._start_seated(self.seating)  # started again after a crash: back to the seated game
         self._thread = threading.Thread(target=self._run, name=f"venue-table-{self.table}", daemon=True)
         self._thread.start()
         return self
@@ -190,21 +192,24 @@ class TableLink:
         c = self.round_clock
         return bool(c and c.get("state") == "running" and self.clock() >= c["start"] + c["duration"])
 
-    def proposal(self) -> dict[str, Any] | None:
-        """The result the tracked game proposes for this table's round, or None without a game."""
+    def proposal(self, time_called: bool | None = None) -> dict[str, Any] | None:
+        """The result the tracked game proposes for this table's round, or None without a game.
+        ``time_called``: the judge called time (default: the round clock says so)."""
         game = self.session.game
         if game is None:
             return None
+        if time_called is None:
+            time_called = self.time_called()
         if game.data.id == "vtes":
-            body = scoring.propose_vtes(game.state, game.events(), self.time_called())
+            body = scoring.propose_vtes(game.state, game.events(), time_called)
         else:
             body = scoring.propose_league(game.state)
         body.update(round=self._round(), game_id=game.id, game=game.data.id)
         return body
 
-    def confirm_result(self, by: str = "table") -> dict[str, Any] | None:
+    def confirm_result(self, by: str = "table", time_called: bool | None = None) -> dict[str, Any] | None:
         """The players agree with the proposal: it goes to the hub (through the outbox)."""
-        body = self.proposal()
+        body = self.proposal(time_called)
         if body is None:
             return None
         body["by"] = by
@@ -233,6 +238,13 @@ class TableLink:
 
     def handle_words(self, text: str) -> bool:
         """A line typed at the table: ``résultat`` (said), ``résultat ok`` (confirmed), ``juge``."""
+        try:
+            return self._words(text)
+        except Exception:  # the venue must never stop the table's console
+            log.exception("venue: the words %r", text)
+            return False
+
+    def _words(self, text: str) -> bool:
         parts = [_plain(w) for w in text.split()]
         if not parts:
             return False
@@ -289,9 +301,9 @@ class TableLink:
         pause = 0.2
         try:
             while not self._stop.is_set():
+                before = self.connections
                 try:
                     await self._connected()
-                    pause = 0.2
                 except aiomqtt.MqttError as exc:
                     log.info("venue: table %s not connected (%s)", self.table, exc)
                 except Exception:
@@ -299,6 +311,8 @@ class TableLink:
                 self.connected = False
                 if self._stop.is_set():
                     break
+                if self.connections > before:
+                    pause = 0.2  # it was connected: a cut, not a broker that is gone, so try again soon
                 await self._sleep(pause)
                 pause = min(pause * 2, 5.0)
         finally:
@@ -420,11 +434,19 @@ class TableLink:
                 self._start_seated(data)
 
     def _start_seated(self, data: dict[str, Any]) -> None:
+        players = [str(p) for p in data["players"]]
         game = self.session.game
-        if game is not None and not game.state.get("over") and \
-                [s["name"] for s in game.state["seats"]] == list(data["players"]):
+        if game is not None and [s["name"] for s in game.state["seats"]] == players:
             return  # already playing this table's game
-        self.session.new_game(str(data.get("game") or "vtes"), [str(p) for p in data["players"]], source="script")
+        # A table started again (a crash, a power cut) goes on with the seated game it had.
+        for row in self.session.saved_games():
+            if row.players == players and row.status == "playing" and \
+                    self.outbox.get(f"round_of:{row.id}") == data["round"]:
+                if self.session.resume(row.id, source="script").ok:
+                    return
+        result = self.session.new_game(str(data.get("game") or "vtes"), players, source="script")
+        if result.ok and self.session.game is not None:
+            self.outbox.put(f"round_of:{self.session.game.id}", data["round"])
 
     def _hub_result(self, data: dict[str, Any]) -> None:
         if data == self.hub_result:

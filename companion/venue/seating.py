@@ -14,6 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 
+MAX_PASSES = 6
+
+
 def table_sizes(count: int) -> list[int]:
     """Tables of 5, with tables of 4 as needed (krcg's own split); 6, 7 and 11 players cannot be seated."""
     from krcg.seating import Round
@@ -37,8 +40,14 @@ def seat_round(previous: Sequence[Sequence[Sequence[str]]], players: Sequence[st
         raise ValueError("venue.seating.staggered") from exc
     rounds = [Round([list(t) for t in r]) for r in previous if r] + [new]
     if iterations > 0:
-        best, _score = optimise(rounds, iterations)  # only the last round moves
-        tables = [list(t) for t in best[-1]]
+        # Only the last round moves. R1 (no predator-prey pair twice) is mandatory: go on from the
+        # best found until it holds (a few passes; a short search can stop before it does).
+        for _ in range(MAX_PASSES):
+            best, score = optimise(rounds, iterations)
+            rounds = best
+            if not score.rules[0]:
+                break
+        tables = [list(t) for t in rounds[-1]]
     else:
         tables = [list(t) for t in new]
     notes = apply_pins(tables, pinned or {})
