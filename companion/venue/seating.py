@@ -13,7 +13,6 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-
 MAX_PASSES = 6
 
 
