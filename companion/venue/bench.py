@@ -85,7 +85,7 @@ def bench_venue(tables: int = 60, seconds: float = 30.0, bursts: int = 5, direct
                         while not stop.is_set():
                             try:
                                 msg = await ws.receive(timeout=0.5)
-                            except asyncio.TimeoutError:
+                            except TimeoutError:
                                 continue
                             if msg.type != aiohttp.WSMsgType.TEXT:
                                 break
