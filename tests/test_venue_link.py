@@ -173,3 +173,62 @@ def test_the_round_clock_is_counted_down_and_said_at_the_table(tmp_path, broker,
         assert marks == ["Plus que 10 minutes.", "Plus que 5 minutes.", "Temps écoulé : fin du tour."]
     finally:
         link.stop()
+
+
+def test_a_league_night_of_another_game(tmp_path, broker):  # noqa: F811
+    store = EventStore(tmp_path / "league.sqlite3", EVENT, "ascension")
+    for name in ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy"]:
+        store.register(name)
+    hub = HubThread(Hub(store, "127.0.0.1", broker.port, broker.credentials.hub)).start()
+    links = []
+    try:
+        wait_for(lambda: hub.hub.connected, what="the hub connected")
+        round_no, notes = hub.call(hub.hub.seat_round)
+        seated = store.seating(round_no)
+        assert sorted(len(t) for t in seated) == [4, 5] and notes == []
+        links = [_table(tmp_path, broker, n, auto_start=True) for n in (1, 2)]
+        for link, players in zip(links, seated, strict=True):
+            wait_for(lambda link=link, players=players: link.session.seat_names == players, what="seated")
+            assert link.session.game.data.id == "ascension"
+            assert link.confirm_result("test")["winners"] == []  # not over: a game played, nobody won
+        wait_for(lambda: [r["status"] for r in store.results(round_no)] == ["validated"] * 2, what="results")
+        # the organiser records the winner the table told them
+        assert hub.call(hub.hub.override, round_no, 1, {"players": seated[0], "winners": [seated[0][2]]},
+                        "the table forgot to end its game") is None
+        ranked = store.standings()
+        assert ranked[0].name == seated[0][2] and (ranked[0].gw, ranked[0].tp) == (1, 3)
+        assert sorted(s.tp for s in ranked[1:]) == [1] * 8
+    finally:
+        for link in links:
+            link.stop(drain=0)
+        hub.stop()
+        store.close()
+
+
+def test_hostile_entries_do_not_stop_the_hub(tmp_path, broker, hub):  # noqa: F811
+    import asyncio
+
+    import aiomqtt
+
+    async def attack() -> None:
+        async with aiomqtt.Client("127.0.0.1", broker.port, username=topics.table_user(5),
+                                  password=broker.credentials.tables[5]) as c:
+            topic = topics.table_topic(EVENT, 5, "entry")
+            for payload in (b"not json", b"[" * 100000 + b"]" * 100000, json.dumps("x"),
+                            '{"table": 5, "seq": 1, "kind": "judge", "body": {"why": "\\ud800"}}',
+                            json.dumps({"table": 5, "seq": "1", "kind": "result", "body": {}}),
+                            json.dumps({"table": 5, "seq": 2, "kind": "result", "body": {"round": 1, "vp": [1e308]}}),
+                            b"\xff\xfe"):
+                await c.publish(topic, payload, qos=1)
+            await c.publish(topics.table_topic(EVENT, 5, "state"), b"{" * 50000, qos=1, retain=True)
+
+    asyncio.run(attack())
+    link = _table(tmp_path, broker, 1)
+    try:
+        assert link.session.new_game("vtes", NAMES[:5], seed=3).ok
+        wait_for(lambda: _hub_journal_ids(hub, 1) == _journal_ids(link), what="an honest table still served")
+        calls = hub.hub.store.judge_calls()
+        assert [c["table"] for c in calls] == [5]  # the lone surrogate was kept, not a crash
+        assert hub.hub.store.acked(5) == 2 and hub.hub.store.results()[0]["status"] == "refused"
+    finally:
+        link.stop()

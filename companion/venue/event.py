@@ -103,7 +103,7 @@ class EventStore:
         return default if not row else json.loads(row[0][0])
 
     def put(self, key: str, value: Any) -> None:
-        text = json.dumps(value, ensure_ascii=False)
+        text = json.dumps(value)
         self._x("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = ?",
                 (key, text, text))
 
@@ -187,14 +187,15 @@ class EventStore:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
+                # JSON in ASCII: a lone surrogate a table sent cannot stop the store
                 cur = self._db.execute("INSERT OR IGNORE INTO entries VALUES (?, ?, ?, ?, ?)",
-                                       (table_no, seq, kind, json.dumps(body, ensure_ascii=False), now))
+                                       (table_no, seq, kind, json.dumps(body), now))
                 new = bool(cur.rowcount)
                 if new and kind == "result":
                     self._take_result(table_no, seq, body, now)
                 elif new and kind == "judge":
                     self._db.execute("INSERT INTO judge_calls (table_no, body, ts) VALUES (?, ?, ?)",
-                                     (table_no, json.dumps(body, ensure_ascii=False), now))
+                                     (table_no, json.dumps(body), now))
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -244,7 +245,7 @@ class EventStore:
                          "SET body = excluded.body, status = excluded.status, reason = excluded.reason, "
                          "seq = excluded.seq, updated = excluded.updated",
                          (round_no if isinstance(round_no, int) else -1, table_no,
-                          json.dumps(clean, ensure_ascii=False), status, reason, seq, now))
+                          json.dumps(clean), status, reason, seq, now))
 
     def check_result(self, round_no: Any, table_no: int, body: dict[str, Any]) -> str | None:
         """None if the result can stand; else the message key of why not."""
@@ -278,7 +279,7 @@ class EventStore:
         clean = {k: body[k] for k in ("players", "vp", "winners") if k in body}
         self._x("INSERT INTO results VALUES (?, ?, ?, 'override', ?, NULL, ?) ON CONFLICT(round, table_no) DO UPDATE "
                 "SET body = excluded.body, status = 'override', reason = excluded.reason, seq = NULL, "
-                "updated = excluded.updated", (round_no, table_no, json.dumps(clean, ensure_ascii=False), reason,
+                "updated = excluded.updated", (round_no, table_no, json.dumps(clean), reason,
                                                time.time()))
         return None
 
@@ -314,7 +315,7 @@ class EventStore:
             self._x("INSERT OR IGNORE INTO tables (table_no) VALUES (?)", (table_no,))
             if state is not None:
                 self._x("UPDATE tables SET state = ?, updated = ? WHERE table_no = ?",
-                        (json.dumps(state, ensure_ascii=False), now, table_no))
+                        (json.dumps(state), now, table_no))
             if online is not None:
                 self._x("UPDATE tables SET online = ?, updated = ? WHERE table_no = ?", (int(online), now, table_no))
 

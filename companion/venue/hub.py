@@ -62,7 +62,12 @@ class Hub:
                 pins = {p["name"]: p["pinned"] for p in active if p["pinned"]}
                 tables, notes = seating.seat_round(previous, names, pins, self.seat_iterations)
             else:
-                tables = league_tables(names, {p["name"]: p["pinned"] for p in active if p["pinned"]})
+                from companion.table.data import load_table
+
+                data = load_table(self.store.game)
+                tables, out = league_tables(names, {p["name"]: p["pinned"] for p in active if p["pinned"]},
+                                            data.seats_min, data.seats_max)
+                notes = [f"{name}: sits out this round" for name in out]
         number = self.store.add_round(tables, final=final)
         for n in range(1, len(tables) + 1):
             self._mark(topics.hub_topic(self.event, "seating", n))
@@ -303,17 +308,22 @@ class Hub:
         self._mark(topics.hub_topic(self.event, "ack", table_no))
 
 
-def league_tables(names: list[str], pinned: dict[str, int]) -> list[list[str]]:
-    """A league night: tables of 4 (3 or 5 to fit everyone; 2 when only 2 came), shuffled."""
+def league_tables(names: list[str], pinned: dict[str, int], low: int = 2,
+                  high: int = 5) -> tuple[list[list[str]], list[str]]:
+    """A league night: tables of 4 (or the game's most, if fewer), the rest spread over them while
+    the game allows, else sitting this round out; shuffled. Returns the tables and who sits out."""
     import random
 
     names = list(names)
     random.shuffle(names)
-    n = len(names)
-    if n <= 5:
-        tables = [names]
-    else:
-        count = -(-n // 4)
-        tables = [names[i::count] for i in range(count)]
+    size = max(low, min(4, high))
+    count = max(1, len(names) // size)
+    tables = [names[i * size:(i + 1) * size] for i in range(count)]
+    rest = names[count * size:]
+    out: list[str] = []
+    for i, name in enumerate(rest):
+        table = tables[i % count]
+        (table if len(table) < high else out).append(name)
+    tables = [t for t in tables if len(t) >= low]
     seating.apply_pins(tables, pinned)
-    return tables
+    return tables, out
