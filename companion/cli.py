@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "console": "The console companion: one line per card scanned; table commands on stdin.",
     "table": "Play a game with command words from a script or stdin; print the final state.",
     "cards": "Search, show, add and validate cards.",
+    "games": "List the games; write a starting folder for a game of your own.",
     "rules": "Search the rules and glossary of a game.",
     "deck": "Check a deck list against the game's rules.",
     "tag": "Read, write, bind and enroll tags.",

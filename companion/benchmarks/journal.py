@@ -23,25 +23,28 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def journal_bench(appends: int = 300, replay_events: int = 5000, directory: str | None = None) -> dict[str, Any]:
+    from companion.benchmarks import bench_game
+
+    game_id, main, second = bench_game()
     with tempfile.TemporaryDirectory(dir=directory) as tmp:
         path = Path(tmp) / "bench.sqlite3"
         journal = Journal(path)
 
         # 1. One raw durable append (the journal alone), as the budget is stated.
-        gid, _ = journal.new_game("vtes", ["A", "B", "C", "D"])
+        gid, _ = journal.new_game(game_id, ["A", "B", "C", "D"])
         raw = []
         for i in range(appends):
             t0 = time.perf_counter()
-            journal.append(gid, "counter", {"counter": "pool", "amount": -1, "i": i,
-                                            "effects": [{"p": ["seats", 1, "c", "pool"], "o": 30, "n": 29}]},
+            journal.append(gid, "counter", {"counter": main, "amount": -1, "i": i,
+                                            "effects": [{"p": ["seats", 1, "c", main], "o": 30, "n": 29}]},
                            seat=1, source="key")
             raw.append((time.perf_counter() - t0) * 1000)
 
         # 2. A whole intent through the rules, durable when apply returns.
-        game = Game.new(journal, "vtes", ["Ann", "Bob", "Cy", "Dee"], seed=7)
+        game = Game.new(journal, game_id, ["Ann", "Bob", "Cy", "Dee"], seed=7)
         applied = []
-        moves = [Intent("counter", 2, {"counter": "pool", "amount": -1, "mode": "+"}),
-                 Intent("counter", 2, {"counter": "pool", "amount": 1, "mode": "+"}),
+        moves = [Intent("counter", 2, {"counter": main, "amount": -1, "mode": "+"}),
+                 Intent("counter", 2, {"counter": main, "amount": 1, "mode": "+"}),
                  Intent("next"), Intent("undo"), Intent("redo")]
         while game.last_event_id is None or len(applied) < appends:
             for intent in moves:
@@ -51,10 +54,10 @@ def journal_bench(appends: int = 300, replay_events: int = 5000, directory: str 
                 assert result.ok, result.text("en")
 
         # 3. Replay of a long game.
-        long_game = Game.new(journal, "vtes", ["Ann", "Bob", "Cy", "Dee"], seed=8)
-        cycle = [Intent("counter", 0, {"counter": "pool", "amount": 1, "mode": "+"}),
-                 Intent("counter", 3, {"counter": "pool", "amount": 1, "mode": "+"}),
-                 Intent("counter", 1, {"counter": "vp", "amount": 1, "mode": "+"}),
+        long_game = Game.new(journal, game_id, ["Ann", "Bob", "Cy", "Dee"], seed=8)
+        cycle = [Intent("counter", 0, {"counter": main, "amount": 1, "mode": "+"}),
+                 Intent("counter", 3, {"counter": main, "amount": 1, "mode": "+"}),
+                 Intent("counter", 1, {"counter": second, "amount": 1, "mode": "+"}),
                  Intent("next"), Intent("toss"), Intent("undo"), Intent("redo")]
         count = len(journal.event_ids(long_game.id))
         i = 0
