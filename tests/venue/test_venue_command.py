@@ -12,13 +12,13 @@ import urllib.request
 
 from companion.play.session import Session
 from companion.venue.link import TableLink, VenueAddress
-from tests.venue_helpers import needs_mosquitto, wait_for
+from tests.venue.helpers import ROOT, needs_mosquitto, wait_for
 
 pytestmark = needs_mosquitto
 
 
 def _start(folder, *extra: str) -> tuple[subprocess.Popen, dict]:
-    env = dict(os.environ, PYTHONPATH=os.getcwd(), COMPANION_LANG="fr")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), COMPANION_LANG="fr")
     proc = subprocess.Popen([sys.executable, "-m", "companion", "venue", "--event", "Soirée test", "--json",
                              "--port", "0", "--mqtt-port", "0", "--folder", str(folder), "--tables", "3", *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -86,7 +86,7 @@ def test_the_hub_enrols_tables_and_resumes_after_kill_9(tmp_path):
 
 
 def test_without_mosquitto_it_says_what_to_install(tmp_path):
-    env = dict(os.environ, PYTHONPATH=os.getcwd(), COMPANION_LANG="fr", PATH=str(tmp_path))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), COMPANION_LANG="fr", PATH=str(tmp_path))
     done = subprocess.run([sys.executable, "-m", "companion", "venue", "--event", "x", "--folder",
                            str(tmp_path / "e")], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 2

@@ -15,13 +15,13 @@ import pytest
 
 from companion.venue import export, scoring
 from companion.venue.simulate import Simulation
-from tests.venue_helpers import needs_mosquitto
+from tests.venue.helpers import ROOT, needs_mosquitto
 
 pytestmark = [needs_mosquitto, pytest.mark.slow, pytest.mark.timeout(300)]
 
 
 def test_simulate_command_prints_the_final_standings_last():
-    env = dict(os.environ, PYTHONPATH=os.getcwd(), COMPANION_LANG="fr")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), COMPANION_LANG="fr")
     done = subprocess.run([sys.executable, "-m", "companion", "venue", "--simulate", "12", "--rounds", "2", "--json"],
                           capture_output=True, text=True, env=env, timeout=280)
     assert done.returncode == 0, done.stderr

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from companion.venue.broker import Broker, BrokerMissing, find_mosquitto
 
 EVENT = "test-night"
+ROOT = Path(__file__).resolve().parents[2]  # the worktree: child processes import this code
 
 
 def _have_mosquitto() -> bool:

@@ -8,7 +8,7 @@ import aiomqtt
 import pytest
 
 from companion.venue import topics
-from tests.venue_helpers import EVENT, broker, needs_mosquitto, run  # noqa: F401
+from tests.venue.helpers import EVENT, broker, needs_mosquitto, run  # noqa: F401
 
 pytestmark = needs_mosquitto
 

@@ -12,7 +12,7 @@ from companion.venue.event import EventStore
 from companion.venue.hub import Hub
 from companion.venue.link import VenueAddress
 from companion.venue.runner import HubThread
-from tests.venue_helpers import EVENT, broker, needs_mosquitto, wait_for  # noqa: F401
+from tests.venue.helpers import EVENT, ROOT, broker, needs_mosquitto, wait_for  # noqa: F401
 
 pytestmark = needs_mosquitto
 
@@ -24,7 +24,7 @@ def test_console_joins_the_venue_and_its_words_reach_the_hub(tmp_path, broker): 
         url = VenueAddress("127.0.0.1", broker.port, EVENT, 4, broker.credentials.tables[4]).url()
         journal = tmp_path / "games.sqlite3"
         script = "pool 1 -3\njuge une règle à vérifier\nrésultat\nrésultat ok\n"
-        env = dict(os.environ, PYTHONPATH=os.getcwd(), COMPANION_LANG="fr")
+        env = dict(os.environ, PYTHONPATH=str(ROOT), COMPANION_LANG="fr")
         done = subprocess.run([sys.executable, "-m", "companion", "console", "--reader", "sim", "--game", "vtes",
                                "--players", "Ann,Bob,Cy,Dee,Eve", "--seed", "2", "--journal", str(journal),
                                "--venue", url, "--table", "4"], input=script, capture_output=True, text=True,

@@ -16,7 +16,7 @@ from companion.venue.event import EventStore
 from companion.venue.hub import Hub
 from companion.venue.link import TableLink, VenueAddress
 from companion.venue.runner import HubThread
-from tests.venue_helpers import EVENT, broker, needs_mosquitto, wait_for  # noqa: F401
+from tests.venue.helpers import EVENT, broker, needs_mosquitto, wait_for  # noqa: F401
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -19,11 +19,11 @@ from companion.play.session import Session
 from companion.table.journal import Journal
 from companion.venue.event import EventStore
 from companion.venue.link import TableLink, VenueAddress
-from tests.venue_helpers import EVENT, FlakyProxy, broker, needs_mosquitto, wait_for  # noqa: F401
+from tests.venue.helpers import EVENT, ROOT, FlakyProxy, broker, needs_mosquitto, wait_for  # noqa: F401
 
 pytestmark = [needs_mosquitto, pytest.mark.slow, pytest.mark.timeout(300)]
 
-ENV = dict(os.environ, PYTHONPATH=os.getcwd(), COMPANION_LANG="fr")
+ENV = dict(os.environ, PYTHONPATH=str(ROOT), COMPANION_LANG="fr")
 
 
 def _hub(folder, b) -> tuple[subprocess.Popen, dict]:
