@@ -111,6 +111,21 @@ def test_organiser_board_shows_live_tables_and_judge_calls(browser, venue, tmp_p
         page.emulate_media(media="print")
         assert page.locator("#seating").is_visible() and not page.locator("#live").is_visible()
         page.emulate_media(media="screen")
+        # the organiser replaces table 2's result, with a reason; a result no oust order gives is refused
+        page.get_by_label("Table", exact=True).fill("2")
+        page.get_by_label("Points de victoire", exact=False).fill("1,5 0 0 0 0")
+        page.get_by_label("Raison").fill("feuille de score")
+        page.get_by_role("button", name="Remplacer le résultat").click()
+        expect(page.locator("#status")).to_contain_text("aucun ordre d'éliminations ne donne ces points de victoire")
+        page.get_by_label("Points de victoire", exact=False).fill("2,5 1 0 0 0,5")
+        page.get_by_role("button", name="Remplacer le résultat").click()
+        expect(page.locator("#status")).to_contain_text("Résultat remplacé par l'organisateur.")
+        assert [(r["table"], r["vp"], r["status"], r["reason"]) for r in hub.hub.store.results()] == [
+            (2, [2.5, 1.0, 0.0, 0.0, 0.5], "override", "feuille de score")]
+        expect(page.locator("#live tbody tr").nth(1)).to_contain_text("override")
+        with page.expect_download() as download:
+            page.get_by_role("link", name="Export Archon (CSV)").click()
+        assert "Round 1 VP" in download.value.path().read_text()
         # registering a player from the page
         page.get_by_role("textbox", name="Joueur", exact=True).fill("Nouvelle Joueuse")
         page.get_by_role("button", name="Inscrire").click()

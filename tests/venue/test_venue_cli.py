@@ -50,3 +50,31 @@ def test_console_joins_the_venue_and_its_words_reach_the_hub(tmp_path, broker): 
     finally:
         hub.stop()
         store.close()
+
+
+def test_serve_joins_the_venue_too(tmp_path, broker):  # noqa: F811
+    import signal
+
+    store = EventStore(tmp_path / "event.sqlite3", EVENT, "vtes")
+    hub = HubThread(Hub(store, "127.0.0.1", broker.port, broker.credentials.hub)).start()
+    proc = None
+    try:
+        url = VenueAddress("127.0.0.1", broker.port, EVENT, 5, broker.credentials.tables[5]).url()
+        env = dict(os.environ, PYTHONPATH=str(ROOT), COMPANION_LANG="fr")
+        proc = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--game", "vtes", "--players",
+                                 "Ann,Bob,Cy,Dee", "--seed", "1", "--journal", str(tmp_path / "g.sqlite3"),
+                                 "--port", "0", "--json", "--venue", url, "--table", "5"],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+        assert proc.stdout.readline().startswith("{")  # the phones' invitation, as without a venue
+        wait_for(lambda: (store.tables().get(5) or {}).get("online") is True, what="the served table online")
+        state = store.tables()[5]["state"]["state"]
+        assert [s["name"] for s in state["seats"]] == ["Ann", "Bob", "Cy", "Dee"]
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+        wait_for(lambda: store.tables()[5]["online"] is False, what="it said it left")
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        hub.stop()
+        store.close()

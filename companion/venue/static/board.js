@@ -117,6 +117,19 @@
     document.getElementById("seat").addEventListener("click", () => api("/api/action", { action: "seat" }).then(soon, (err) => say(err.message)));
     document.getElementById("final").addEventListener("click", () => api("/api/action", { action: "final" }).then(soon, (err) => say(err.message)));
     document.getElementById("print").addEventListener("click", () => window.print());
+    document.getElementById("override").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const f = e.target;
+      const table = Number(f.table.value);
+      const seated = (view.seating || [])[table - 1] || [];
+      const vp = f.vp.value.split(/[\s;]+/).filter(Boolean).map((x) => Number(x.replace(",", ".")));
+      api("/api/action", { action: "override", round: view.round, table: table, players: seated, vp: vp, reason: f.reason.value })
+        .then((a) => { say(a.message); if (a.ok) f.reset(); soon(); }, (err) => say(err.message));
+    });
+    for (const id of ["export-standings", "export-archon"]) {
+      const a = document.getElementById(id);
+      a.href = a.getAttribute("href") + "?token=" + encodeURIComponent(token);
+    }
   }
   refresh();
   connect();
