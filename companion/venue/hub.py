@@ -21,6 +21,7 @@ import aiomqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from companion.i18n import t
 from companion.venue import scoring, seating, topics
 from companion.venue.event import EventStore
 
@@ -124,12 +125,12 @@ class Hub:
         view = self.public_view()
         round_no = view["round"]
         tables = self.store.tables()
-        results = {r["table"]: r for r in self.store.results(round_no)} if round_no else {}
+        results = {r["table"]: _worded(r) for r in self.store.results(round_no)} if round_no else {}
         view.update(
             players=self.store.players(),
             tables=[{"table": n, "online": t["online"], "updated": t["updated"], "state": t["state"],
                      "acked": self.store.acked(n), "result": results.get(n)} for n, t in sorted(tables.items())],
-            results=self.store.results(round_no) if round_no else [],
+            results=[_worded(r) for r in self.store.results(round_no)] if round_no else [],
             judge_calls=self.store.judge_calls(),
             rounds=self.store.rounds(),
         )
@@ -306,6 +307,13 @@ class Hub:
         else:
             self.duplicates += 1
         self._mark(topics.hub_topic(self.event, "ack", table_no))
+
+
+def _worded(result: dict[str, Any]) -> dict[str, Any]:
+    """A result with its status and reason in the organiser's language, for the board."""
+    reason = str(result.get("reason") or "")
+    return dict(result, status_text=t(f"venue.status.{result['status']}"),
+                reason_text=t(reason) if reason.startswith("venue.") else reason)
 
 
 def league_tables(names: list[str], pinned: dict[str, int], low: int = 2,

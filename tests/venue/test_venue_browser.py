@@ -122,7 +122,7 @@ def test_organiser_board_shows_live_tables_and_judge_calls(browser, venue, tmp_p
         expect(page.locator("#status")).to_contain_text("Résultat remplacé par l'organisateur.")
         assert [(r["table"], r["vp"], r["status"], r["reason"]) for r in hub.hub.store.results()] == [
             (2, [2.5, 1.0, 0.0, 0.0, 0.5], "override", "feuille de score")]
-        expect(page.locator("#live tbody tr").nth(1)).to_contain_text("override")
+        expect(page.locator("#live tbody tr").nth(1)).to_contain_text("corrigé par l'organisateur (feuille de score)")
         with page.expect_download() as download:
             page.get_by_role("link", name="Export Archon (CSV)").click()
         assert "Round 1 VP" in download.value.path().read_text()

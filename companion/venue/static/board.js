@@ -66,7 +66,7 @@
       const st = t.state && t.state.state;
       const turn = st ? [st.active, st.phase].filter(Boolean).join(" · ") : "";
       const pools = st ? st.seats.map((s) => s.name + " " + (s.counters.pool !== undefined ? s.counters.pool : Object.values(s.counters)[0]) + (s.out ? " ✝" : "")).join(", ") : "";
-      const res = t.result ? t.result.status + (t.result.reason ? " (" + t.result.reason + ")" : "") : L("pending");
+      const res = t.result ? t.result.status_text + (t.result.reason_text ? " (" + t.result.reason_text + ")" : "") : L("pending");
       tr.append(el("th", L("table") + " " + t.table, { scope: "row" }),
                 el("td", t.online ? L("online") : L("offline"), t.online ? {} : { class: "offline" }),
                 el("td", turn), el("td", pools), el("td", res, t.result && t.result.status === "refused" ? { class: "refused" } : {}));
