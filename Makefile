@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+PYTEST_PARALLEL ?= -n auto --dist loadgroup
 
 .PHONY: run test matrix setup lint bench soak clean
 
@@ -18,7 +19,9 @@ $(STAMP): pyproject.toml deploy/system-packages.sh
 run: setup
 	$(BIN)/python -m companion run --demo
 
-# After the whole suite on the project's Python, nox runs the Python-sensitive part of it (card
+# The suite runs in parallel (pytest-xdist, one worker per core; a file's tests stay together and
+# every Kivy window test goes to one worker, see tests/conftest.py): most tests wait on child
+# processes, sockets and emulators. After the whole suite on the project's Python, nox runs the Python-sensitive part of it (card
 # library, VTES through krcg 4 or 5, card updates, decks, search, game data, table rules, speech, card play;
 # noxfile.py lists the files) under every other Python 3.11-3.13 found on PATH or under pyenv,
 # each in its own venv in .nox/ (kept: a second run reinstalls nothing). A missing one is skipped
@@ -34,7 +37,7 @@ $(MP): $(MP_DIR)/package-lock.json
 test: setup $(MP)
 	$(BIN)/python -m ruff check companion tests hardware noxfile.py
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
 	$(BIN)/python -m nox --no-color
 
 # Only the matrix (e.g. after changing the krcg adapter).

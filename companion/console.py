@@ -137,6 +137,8 @@ class Console:
                 return
             if self.talk.handle(text):
                 return
+            if any(handle(text) for handle in self.runtime.words):  # the venue's words, when joined
+                return
             if self.keys.amount(text) is not None:
                 return
             keys = keypad_keys(text)

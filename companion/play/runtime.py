@@ -33,6 +33,9 @@ class Runtime:
     # the question. The console sets "play.hint.console" (ok); the window and the keys use Enter.
     confirm_hint = "play.hint.key"
     choose_hint = "play.hint.choose"  # what to choose first, and how (the console: "ok mort vie")
+    # What a command adds to every Runtime it starts (the venue's link to the organiser's hub):
+    # each is called with the new runtime and may return what to call when it closes.
+    extensions: list[Callable[[Runtime], Callable[[], None] | None]] = []
 
     def __init__(self, library: Any = None, journal_path: str | Path | None = None, voice: Voice | None = None,
                  lang: str | None = None, speak: bool = True) -> None:
@@ -58,6 +61,9 @@ class Runtime:
         from companion import i18n
 
         i18n.on_language(self.set_language)  # the Settings' language: what the table says follows it
+        # Words a front end's text input offers to extensions first (the venue's "résultat", "juge").
+        self.words: list[Callable[[str], bool]] = []
+        self._closers = [c for c in (ext(self) for ext in list(Runtime.extensions)) if c is not None]
 
     # -- language -------------------------------------------------------------------------
 
@@ -195,6 +201,12 @@ class Runtime:
         self.announcer.say(text, priority, interrupt)
 
     def close(self) -> None:
+        for closer in self._closers:
+            try:
+                closer()
+            except Exception:
+                log.exception("an extension did not close")
+        self._closers = []
         self.scans.stop()
         self.workers.close()
         self.voice.close()

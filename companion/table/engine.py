@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from companion.i18n import language, t
-from companion.table import effects as fx
+from companion.table import statediff as fx
 from companion.table.data import TableData, load_table
 from companion.table.journal import Event, Journal, JournalConflict, JournalError
 

@@ -179,7 +179,7 @@ class Ctx:
 
     def __init__(self, game: Any, state: dict[str, Any], intent: Intent, now: float) -> None:  # an engine Game
         self.game = game
-        self.s = state
+        self.state = state
         self.data = game.data
         self.intent = intent
         self.now = now
@@ -197,14 +197,14 @@ class Ctx:
         raise Refusal(key, **values)
 
     def name(self, seat: int) -> str:
-        return self.s["seats"][seat]["name"]
+        return self.state["seats"][seat]["name"]
 
     def seat(self, seat: int) -> dict[str, Any]:
-        return self.s["seats"][seat]
+        return self.state["seats"][seat]
 
     def rand(self, n: int) -> int:
         """A fair draw in range(n): the n-th draw of the game's seed. Only its result goes in
         the journal; the draw counter lives in the state, so a resumed game goes on drawing."""
-        draw = self.s["rng"]
-        self.s["rng"] = draw + 1
-        return random.Random(f"{self.s['seed']}:{draw}").randrange(n)
+        draw = self.state["rng"]
+        self.state["rng"] = draw + 1
+        return random.Random(f"{self.state['seed']}:{draw}").randrange(n)
