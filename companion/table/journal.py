@@ -356,6 +356,8 @@ class Journal:
     def _watch(self) -> None:
         """Keep a descriptor on the journal file, to tell at each write that the file at the
         journal's name is still this one and still an SQLite file."""
+        if not hasattr(os, "pread"):  # pragma: no cover - not POSIX: SQLite's own checks remain
+            return
         try:
             self._fd = os.open(self.path, os.O_RDONLY)
         except OSError:
