@@ -31,7 +31,8 @@ from typing import Any, TextIO
 from companion import registry
 from companion.i18n import language, t
 from companion.play.announcer import ear
-from companion.play.keys import TableOnly, keypad_keys
+from companion.play.key_hosts import TableOnly
+from companion.play.keynames import keypad_keys
 from companion.play.runtime import Runtime
 from companion.play.talk import Talk
 from companion.readers.events import TagEvent
@@ -135,6 +136,8 @@ class Console:
                 self.runtime.announcer.say(t("play.dismissed", self.runtime.lang))
                 return
             if self.talk.handle(text):
+                return
+            if any(handle(text) for handle in self.runtime.words):  # the venue's words, when joined
                 return
             if self.keys.amount(text) is not None:
                 return
@@ -253,7 +256,7 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
         return 2
     runtime.load_cards()  # before the first card, so that the first scan is fast
     # A game that did not load is said at start, never silent.
-    for problem in runtime.library.load_problems(lang):
+    for problem in [*runtime.library.load_problems(lang), *runtime.file_problems(lang)]:
         print(problem, file=sys.stderr)
         runtime.say(problem, Priority.ERROR)
     try:

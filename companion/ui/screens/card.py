@@ -259,6 +259,16 @@ class SessionScreen(Screen):
             return None
         return self.library.game(game or self.game)
 
+    def on_enter(self, *_args) -> None:
+        self.refresh()
+
+    def on_library(self, *_args) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Shown again, or the library came: the game picker follows the library."""
+        self.refresh_games()
+
     def refresh_games(self) -> None:
         choices = game_choices(self.library)
         self._choices = dict(choices)
