@@ -58,7 +58,7 @@ class Hub:
         else:
             active = [p for p in self.store.players(active_only=True)]
             names = [p["name"] for p in active]
-            if self.store.game == "vtes":
+            if scoring.vekn(self.store.game):
                 previous = [self.store.seating(r["round"]) for r in self.store.rounds() if not r["final"]]
                 pins = {p["name"]: p["pinned"] for p in active if p["pinned"]}
                 tables, notes = seating.seat_round(previous, names, pins, self.seat_iterations)

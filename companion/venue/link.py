@@ -31,6 +31,7 @@ from urllib.parse import unquote, urlsplit
 import aiomqtt
 import yaml
 
+from companion import registry
 from companion.i18n import language, t
 from companion.venue import scoring, topics
 from companion.venue.outbox import Outbox
@@ -200,7 +201,7 @@ class TableLink:
             return None
         if time_called is None:
             time_called = self.time_called()
-        if game.data.id == "vtes":
+        if scoring.vekn(game.data.id):
             body = scoring.propose_vtes(game.state, game.events(), time_called)
         else:
             body = scoring.propose_league(game.state)
@@ -444,7 +445,7 @@ class TableLink:
                     self.outbox.get(f"round_of:{row.id}") == data["round"]:
                 if self.session.resume(row.id, source="script").ok:
                     return
-        result = self.session.new_game(str(data.get("game") or "vtes"), players, source="script")
+        result = self.session.new_game(str(data.get("game") or registry.ids()[0]), players, source="script")
         if result.ok and self.session.game is not None:
             self.outbox.put(f"round_of:{self.session.game.id}", data["round"])
 
