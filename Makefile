@@ -26,7 +26,15 @@ run: setup
 # noxfile.py lists the files) under every other Python 3.11-3.13 found on PATH or under pyenv,
 # each in its own venv in .nox/ (kept: a second run reinstalls nothing). A missing one is skipped
 # with a line saying so.
-test: setup
+# The hub firmware's tests run it under real MicroPython: its WebAssembly port from npm, run by
+# Node, installed exactly as hardware/firmware/micropython/package-lock.json says.
+MP_DIR := hardware/firmware/micropython
+MP     := $(MP_DIR)/node_modules/.package-lock.json
+
+$(MP): $(MP_DIR)/package-lock.json
+	cd $(MP_DIR) && npm ci --no-audit --no-fund
+
+test: setup $(MP)
 	$(BIN)/python -m ruff check companion tests hardware noxfile.py
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
@@ -49,4 +57,4 @@ bench: setup
 	$(BIN)/python -m companion bench all
 
 clean:
-	rm -rf $(VENV) .nox build *.egg-info .pytest_cache
+	rm -rf $(VENV) .nox build *.egg-info .pytest_cache $(MP_DIR)/node_modules

@@ -1,9 +1,9 @@
 """The compiled card index: the catalog stored in SQLite in the user cache directory, so that a
 warm start reads one file instead of parsing YAML and krcg's CSV lists.
 
-It is rebuilt only when a source file (cardmap, overlay, VTES lists from ``cards update``) changes
-or krcg's version changes: the key is a hash of their paths, sizes and modification times, plus
-the index format version and krcg's version.
+It is rebuilt only when a source file (cardmap, overlay, a game's own card source such as the
+lists ``cards update`` fetched) changes or a card source's version changes: the key is a hash of
+their paths, sizes and modification times, plus the index format version and the sources' versions.
 
 Stored as JSON, never pickle: reading the cache must not be able to run code, whoever wrote the
 file. Cards are rows (one list per card, fields in ``Card`` order), which keeps a warm start fast.
@@ -21,32 +21,35 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from companion import paths
+from companion import paths, registry
 from companion.cards import catalog as catalog_mod
 from companion.cards.catalog import Catalog
 from companion.cards.gamedata import GameInfo
 from companion.cards.model import Card
 
 log = logging.getLogger(__name__)
-FORMAT = 7  # bump when the stored shape of Card/GameInfo changes
+FORMAT = 9  # bump when the stored shape of Card/GameInfo changes
 
 
 def index_path() -> Path:
     return paths.cache_dir() / "cards-index.sqlite3"
 
 
-def source_key(cardmap: Path, overlay: Path) -> str:
-    from companion.cards import vtes_update
-    from companion.cards.vtes import krcg_version
-
-    h = hashlib.sha256(f"format {FORMAT}; krcg {krcg_version()}".encode())
-    lists = vtes_update.current()
-    files = catalog_mod.source_files(cardmap, overlay)
-    if lists is not None:
-        files += sorted(p for p in lists.iterdir() if p.is_file())
+def source_key(cardmap: Path, overlay: Path, user_games: Path | None = None) -> str:
+    h = hashlib.sha256(f"format {FORMAT}".encode())
+    files = catalog_mod.source_files(cardmap, overlay, user_games)
+    for game_id in registry.builtin_ids():
+        source = registry.hook(game_id, "card_source")
+        if source is not None:
+            h.update(f"; {game_id}: {source.name()} {source.version()}".encode())
+            files += source.files()
     for path in files:
-        st = path.stat()
-        h.update(f"\n{path}|{st.st_size}|{st.st_mtime_ns}".encode())
+        try:
+            st = path.stat()
+        except OSError as exc:  # a dangling link, a loop: the loader names it; the key notes it
+            h.update(f"\n{path}|{exc.errno}".encode())
+            continue
+        h.update(f"\n{path}|{st.st_mode}|{st.st_size}|{st.st_mtime_ns}".encode())
     return h.hexdigest()
 
 
@@ -122,15 +125,16 @@ def load(cardmap: Path | None = None, overlay: Path | None = None, rebuild: bool
          progress: catalog_mod.Progress | None = None) -> tuple[Catalog, bool]:
     """The catalog, from the index when it is current. Returns (catalog, rebuilt); ``progress``
     hears of each game while the index is being rebuilt (the first start takes seconds)."""
+    user_games = registry.user_dir() if cardmap is None else None  # a test's own cardmap comes alone
     cardmap = cardmap or catalog_mod.cardmap_dir()
     overlay = overlay if overlay is not None else catalog_mod.overlay_dir()
-    key = source_key(cardmap, overlay)
+    key = source_key(cardmap, overlay, user_games)
     db_path = index_path()
     if not rebuild:
         cached = _read(db_path, key)
         if cached is not None:
             return cached, False
-    result = catalog_mod.build(cardmap, overlay, progress=progress)
+    result = catalog_mod.build(cardmap, overlay, progress=progress, user_games=user_games)
     if result.transient:
         return result, True  # not cached: the next start tries krcg again
     if not paths.writable(db_path.parent):  # a read-only home: the index is rebuilt each start

@@ -16,11 +16,12 @@ import sys
 import threading
 from typing import Any
 
+from companion import registry
 from companion.i18n import language, t
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--game", help="the game: vtes, ascension, res-arcana, rise or astral")
+    p.add_argument("--game", help=f"the game: {registry.help_list()}")
     p.add_argument("--players", help='player names in table order, e.g. "Ann,Bob"')
     p.add_argument("--seed", type=int, help="seed of the random draws")
     p.add_argument("--first", metavar="NAME", help="the first player the table chose (default: drawn at random)")
@@ -48,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
     # and the game must then be closed cleanly, not killed.
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    if hasattr(signal, "SIGHUP"):  # the terminal closed: the same clean end
+        signal.signal(signal.SIGHUP, lambda *_: stop.set())
     try:
         if args.reader:
             try:
@@ -94,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             pass
         server.stop()
+        game = session.game
+        print(t("talk.bye_game", id=game.id) if game is not None else t("console.bye"), file=sys.stderr)
         return 0
     finally:
         runtime.close()

@@ -54,7 +54,7 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> CardLibrary:
     overlay = tmp_path_factory.mktemp("overlay")
     for game, text in USER_CARDS.items():
         (overlay / f"{game}.yaml").write_text(text, encoding="utf-8")
-    built = catalog.build(cardmap_dir(), overlay=overlay, with_vtes=False)
+    built = catalog.build(cardmap_dir(), overlay=overlay, with_sources=False)
     assert built.errors == {}, built.errors
     return CardLibrary(catalog=built)
 
@@ -150,7 +150,7 @@ def test_bad_effects_name_file_line_and_field(tmp_path: Path, old: str, new: str
     # The line of the first changed line: where the mistake is.
     changed = next(n for o, n in zip(old.splitlines(), new.splitlines(), strict=True) if o != n)
     line = path.read_text(encoding="utf-8").splitlines().index(changed) + 1
-    built = catalog.build(target, overlay=tmp_path / "none", with_vtes=False)
+    built = catalog.build(target, overlay=tmp_path / "none", with_sources=False)
     (message,) = built.errors["ascension"]
     assert message.startswith(f"cardmap/ascension/cards.yaml:{line}: {where}"), message
     assert says in message
@@ -165,7 +165,7 @@ def test_res_arcana_exclusion_is_checked(tmp_path: Path) -> None:
     assert old in text
     path.write_text(text.replace(old, "gain: {any: 6}, but: [plomb]", 1), encoding="utf-8")
     line = next(i for i, x in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if "plomb" in x)
-    (message,) = catalog.build(target, overlay=tmp_path / "none", with_vtes=False).errors["res-arcana"]
+    (message,) = catalog.build(target, overlay=tmp_path / "none", with_sources=False).errors["res-arcana"]
     assert f"cards.yaml:{line}: " in message and ".effects.acquire.but[0]" in message and "'plomb'" in message
 
 

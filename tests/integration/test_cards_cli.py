@@ -79,7 +79,7 @@ def test_rules_search() -> None:
 def _a_rise_type() -> str:
     from companion.cards.catalog import build, cardmap_dir
 
-    game = build(cardmap_dir(), overlay=Path("/nonexistent"), with_vtes=False).games["rise"]
+    game = build(cardmap_dir(), overlay=Path("/nonexistent"), with_sources=False).games["rise"]
     return sorted(game.type_ids())[0]
 
 

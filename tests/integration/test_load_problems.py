@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from companion.cards import catalog, index, vtes
+from companion.cards import catalog, index
 from companion.cards.library import CardLibrary
 from companion.doctor import Probes, diagnose, render
+from companion.games.vtes import cards as vtes
 
 BLOCK_KRCG = "import sys; sys.modules['krcg'] = None\n"  # "import krcg" now raises ModuleNotFoundError
 
@@ -61,7 +62,7 @@ def test_a_broken_game_file_is_a_load_problem_too(tmp_path: Path) -> None:
     shutil.copytree(Path(__file__).parents[1] / "fixtures" / "cardmap", cardmap)
     game = cardmap / "res-arcana" / "game.yaml"
     game.write_text(game.read_text(encoding="utf-8").replace("id: res-arcana", "id: [res-arcana", 1), encoding="utf-8")
-    library = CardLibrary(catalog.build(cardmap, overlay=cardmap / "none", with_vtes=False))
+    library = CardLibrary(catalog.build(cardmap, overlay=cardmap / "none", with_sources=False))
     (problem,) = library.load_problems("fr")
     assert problem.startswith("res-arcana n'a pas pu être chargé : cardmap/res-arcana/game.yaml:")
 

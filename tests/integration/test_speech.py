@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.cards import vtes
 from companion.cards.library import CardLibrary
+from companion.games.vtes import cards as vtes
 from companion.readers.events import TagEvent
 from companion.speech import (
     Priority,

@@ -58,7 +58,7 @@ def test_the_rest_of_the_library_loads(tmp_path: Path) -> None:
     overlay.mkdir()
     (overlay / "rise.yaml").write_text(RECURSIVE, encoding="utf-8")
     (overlay / "astral.yaml").write_text(BOMB, encoding="utf-8")
-    built = catalog.build(overlay=overlay, with_vtes=False)
+    built = catalog.build(overlay=overlay, with_sources=False)
     assert {"rise", "astral", "res-arcana", "ascension"} <= set(built.games)
     assert built.cards["res-arcana"]
     assert any("rise.yaml:1" in m for m in built.errors["rise"])

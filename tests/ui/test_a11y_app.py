@@ -39,12 +39,12 @@ class App:
         from companion.play.runtime import Runtime
         from companion.ui.a11y import install
         from companion.ui.app import build_root
-        from companion.ui.session import Session
+        from companion.ui.session_mirror import SessionMirror
 
         self.window = window
         self.runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang=lang)
         self.voice = self.runtime.voice
-        self.session = Session(self.runtime.session, self.voice)
+        self.session = SessionMirror(self.runtime.session, self.voice)
         self.root = build_root(self.session, start="home")
         window.add_widget(self.root)
         frames(3)
@@ -59,7 +59,7 @@ class App:
 
     def press(self, *keys: str) -> list[str]:
         """Press keys one after the other, as a keyboard sends them to the window; what was said."""
-        from companion.play.keys import KEYCODES
+        from companion.play.keynames import KEYCODES
         from tests.ui_helpers import send_key
 
         start = len(self.spoken)

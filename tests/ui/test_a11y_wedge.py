@@ -43,7 +43,7 @@ def keyed(window, tmp_path):
 
 
 def _type(app, win, text: str, gap: float) -> None:
-    from companion.play.keys import KEYCODES
+    from companion.play.keynames import KEYCODES
     from tests.ui_helpers import send_key
 
     for ch in text:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.cards import vtes as _vtes
+from companion.games.vtes import cards as _vtes
 from tests.ui_helpers import Pixels, measured_contrast, read_png, run_app_process, widget_box
 
 # krcg 5 (Python 3.12+) ships Govern the Unaligned's official French text: a French screen shows it.
@@ -260,7 +260,7 @@ def test_whole_app_shows_speaks_repeats_and_quits(window, tmp_path):
     assert report["title"] == GOVERN_SHOWN and report["mode"] == "card"
     assert report["where"] == "Lecteur : simulateur"
     # Spoken through companion.speech (silent backend): once when laid, once more for R (the
-    # Home screen also said its name when it opened: companion/ui/keys.py).
+    # Home screen also said its name when it opened: companion/ui/a11y.py).
     spoken = [s for s in report["spoken"] if not s.startswith("Écran ")]
     assert len(spoken) == 2 and all(GOVERN_SHOWN in s for s in spoken)
     assert report["first_frame_after"] is not None and report["first_frame_after"] < 3.0

@@ -26,7 +26,7 @@ def frames(count: int = 3) -> None:
 def test_the_invitation_shows_a_qr_code_per_seat_turned_to_it(window, tmp_path: Path) -> None:
     from companion.play.runtime import Runtime
     from companion.ui.screens.phones import PhonesView, phone_server
-    from companion.ui.widgets.facing import FacingBox
+    from companion.ui.widgets.turned import Turned
 
     runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
     assert runtime.session.new_game("vtes", ["Ann", "Bob", "Cy", "Dee"], seed=1).ok
@@ -36,8 +36,8 @@ def test_the_invitation_shows_a_qr_code_per_seat_turned_to_it(window, tmp_path: 
         view = PhonesView(server)
         view.open()
         frames(6)
-        boxes = [w for w in view.walk() if isinstance(w, FacingBox)]
-        assert len(boxes) == 4 and [b.flipped for b in boxes] == [False, False, True, True]
+        boxes = [w for w in view.walk() if isinstance(w, Turned)]
+        assert len(boxes) == 4 and [b.angle for b in boxes] == [0, 0, 180, 180]
         words = " ".join(w.text for w in view.walk() if hasattr(w, "text"))
         for seat, code in view.codes.items():
             assert code in words and runtime.session.seat_names[seat - 1] in words

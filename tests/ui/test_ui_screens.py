@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.cards import vtes as _vtes
+from companion.games.vtes import cards as _vtes
 from tests.ui_helpers import read_png
 
 # krcg 5 (Python 3.12+) ships Govern the Unaligned's official French text: a French screen shows it.
@@ -329,7 +329,9 @@ def test_screenshots_command_renders_every_screen_of_every_game(window, tmp_path
     import subprocess
     import sys
 
-    from companion.cards.model import GAMES
+    from companion.registry import ids
+
+    GAMES = ids()
     from companion.ui.app import SCREENS
 
     root = Path(__file__).resolve().parents[2]

@@ -39,11 +39,11 @@ class Stage:
 
     def __init__(self, window, journal: Path) -> None:
         from companion.ui.app import build_root
-        from companion.ui.session import Session
+        from companion.ui.session_mirror import SessionMirror
 
         self.window = window
         self.journal = journal
-        self.session = Session(journal_path=journal)
+        self.session = SessionMirror(journal_path=journal)
         self.root = build_root(self.session, start="home")
         window.add_widget(self.root)
         self.size(800, 480)

@@ -1,8 +1,8 @@
 """The voice settings reach what is said: verbosity and language change how the next card is
 spoken, the rate reaches the speaker, whether it was made before or after the setting."""
 
-from companion.cards import vtes
 from companion.cards.library import CardLibrary
+from companion.games.vtes import cards as vtes
 from companion.play.voice import Voice
 from companion.readers.events import TagEvent
 from companion.tags.resolve import Resolver

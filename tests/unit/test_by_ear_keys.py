@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.play.keys import load_keymap
+from companion.play.keymap import load_keymap
 from companion.play.runtime import Runtime
 from companion.readers.events import TagEvent
 

@@ -3,6 +3,7 @@ holds the facts the rules (../shared/seeds) state: component counts, pairs, cost
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import unicodedata
@@ -51,6 +52,11 @@ def minimal_game_yaml(game: str, types: list[str]) -> str:
     for t in types:
         lines += [f"  - id: {t}", f"    names: {{fr: {t}, en: {t}}}"]
     lines += ["glossary: []", "rules: []", 'deck: {text: {fr: "x", en: "x"}}']
+    # The resources and actions its cards' effects may name, and its own card fields, are the
+    # game's (game.yaml effects: and card_fields:).
+    real = yaml.safe_load((CARDMAP / game / "game.yaml").read_text(encoding="utf-8"))
+    lines.append("effects: " + json.dumps(real["effects"]))
+    lines.append("card_fields: " + json.dumps(real.get("card_fields", {})))
     return "\n".join(lines) + "\n"
 
 
@@ -63,7 +69,7 @@ def test_cards_load_through_the_real_loader(tmp_path: Path, game: str, types: li
     folder.mkdir(parents=True)
     shutil.copy(CARDMAP / game / "cards.yaml", folder / "cards.yaml")
     (folder / "game.yaml").write_text(minimal_game_yaml(game, types), encoding="utf-8")
-    result = catalog.build(tmp_path / "cardmap", overlay=tmp_path / "none", with_vtes=False)
+    result = catalog.build(tmp_path / "cardmap", overlay=tmp_path / "none", with_sources=False)
     assert result.errors == {}
     assert len(result.cards[game]) == len(raw_cards(game))
 
@@ -78,7 +84,7 @@ def test_cards_load_with_the_shipped_game_yaml(tmp_path: Path, game: str) -> Non
     if not (CARDMAP / game / "game.yaml").exists():
         pytest.skip(f"cardmap/{game}/game.yaml not written yet")
     shutil.copytree(CARDMAP / game, tmp_path / "cardmap" / game)
-    result = catalog.build(tmp_path / "cardmap", overlay=tmp_path / "none", with_vtes=False)
+    result = catalog.build(tmp_path / "cardmap", overlay=tmp_path / "none", with_sources=False)
     assert result.errors == {}
     assert set(result.cards[game]) == set(by_id(game))
 

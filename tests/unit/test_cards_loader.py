@@ -19,7 +19,7 @@ def cardmap(tmp_path: Path) -> Path:
 
 
 def build(cardmap: Path) -> catalog.Catalog:
-    return catalog.build(cardmap, overlay=cardmap / "no-overlay", with_vtes=False)
+    return catalog.build(cardmap, overlay=cardmap / "no-overlay", with_sources=False)
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -125,6 +125,6 @@ def test_progress_is_told_of_each_game(cardmap: Path) -> None:
     edit(cardmap / "rise" / "game.yaml", "id: res-arcana", "id: rise")
     edit(cardmap / "rise" / "cards.yaml", "collect: [{or: 1}]", "")
     heard: list[tuple[int, int, str]] = []
-    catalog.build(cardmap, overlay=cardmap / "no-overlay", with_vtes=False,
+    catalog.build(cardmap, overlay=cardmap / "no-overlay", with_sources=False,
                   progress=lambda done, total, game: heard.append((done, total, game)))
     assert heard == [(0, 2, "res-arcana"), (1, 2, "rise")]

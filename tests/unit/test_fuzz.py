@@ -200,7 +200,7 @@ _NUMBERS = st.one_of(st.integers(-20, 40).map(str), st.sampled_from(["²", "³",
 @st.composite
 def command_lines(draw, game: str) -> str:
     data = _DATA[game]
-    words = sorted(verb_words(game)) + sorted(data.words) + sorted(data.groups)
+    words = sorted(verb_words(data)) + sorted(data.words) + sorted(data.groups)
     parts = [draw(st.sampled_from(words))]
     for _ in range(draw(st.integers(0, 4))):
         parts.append(draw(st.one_of(
@@ -259,7 +259,7 @@ BOMB = "cards:\n  - &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n" + "".join(
 def games_catalog() -> catalog_mod.Catalog:
     # Not a fixture: a soak calls the test itself, round after round.
     with tempfile.TemporaryDirectory() as tmp:
-        return catalog_mod.build(overlay=Path(tmp), with_vtes=False)
+        return catalog_mod.build(overlay=Path(tmp), with_sources=False)
 
 
 @fuzz(examples=800)

@@ -281,7 +281,7 @@ def test_player_counts() -> None:
 @pytest.mark.timeout(120)
 def test_vtes_glossary_covers_krcg_disciplines_and_clans() -> None:
     """Every discipline abbreviation and clan on a krcg card can be looked up."""
-    from companion.cards.vtes import iter_cards
+    from companion.games.vtes.cards import iter_cards
 
     known: set[str] = set()
     kinds: dict[str, str] = {}

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from companion.play.announcer import _phrases
-from companion.play.keys import KEYCODES, LANGS, key_name, load_keymap
+from companion.play.keymap import load_keymap
+from companion.play.keynames import KEYCODES, LANGS, key_name
+from companion.play.keys_doc import markdown
 from companion.play.runtime import Runtime
 
 pytestmark = pytest.mark.timeout(60)
@@ -133,7 +135,7 @@ def test_key_names_from_kivy_events():
 
 def test_keys_doc_matches_the_data(keymap):
     doc = (ROOT / "docs" / "keys.md").read_text(encoding="utf-8")
-    assert doc.strip() == keymap.markdown().strip(), "regenerate: python -m companion.play.keys > docs/keys.md"
+    assert doc.strip() == markdown(keymap).strip(), "regenerate: python -m companion.play.keys_doc > docs/keys.md"
     assert "| `keypad 0` |" in doc.replace("`R` | `keypad 0`", "x | `keypad 0` |")
 
 
@@ -196,6 +198,14 @@ def vtes(tmp_path):
     rig = Rig(tmp_path, "vtes", ["Ann", "Bob", "Cy"])
     yield rig
     rig.close()
+
+
+def test_the_runtime_gives_the_keys_a_whole_host(vtes):
+    """The controller calls its host, it never probes it: the host the runtime builds has every
+    member of the Host protocol."""
+    from companion.play.keys import Host
+
+    assert isinstance(vtes.host, Host)
 
 
 def test_keypad_prefix_seat_value_entry_and_undo(vtes):

@@ -8,9 +8,9 @@ from dataclasses import replace
 
 import pytest
 
-from companion.cards import vtes
 from companion.cards.library import CardLibrary
 from companion.cards.model import Card
+from companion.games.vtes import cards as vtes
 from companion.speech import phrases
 from companion.speech.numbers import number_words, signed_words
 from companion.speech.phrases import (

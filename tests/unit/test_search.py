@@ -4,15 +4,16 @@ from pathlib import Path
 
 import pytest
 
-from companion.cards import catalog, vtes
+from companion.cards import catalog
 from companion.cards.search import SearchIndex, normalize
+from companion.games.vtes import cards as vtes
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "cardmap"
 
 
 @pytest.fixture(scope="module")
 def index() -> SearchIndex:
-    fixture = catalog.build(FIXTURE, overlay=FIXTURE / "none", with_vtes=False)
+    fixture = catalog.build(FIXTURE, overlay=FIXTURE / "none", with_sources=False)
     cards = list(vtes.iter_cards()) + list(fixture.cards["res-arcana"].values())
     assert len(cards) > 4000
     return SearchIndex(cards)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from companion.ui.session import Session
+from companion.ui.session_mirror import SessionMirror
 from tests.integration.test_journal_damage import damage, season
 
 
@@ -13,7 +13,7 @@ def test_the_app_session_starts_on_a_damaged_journal(tmp_path: Path) -> None:
     path = tmp_path / "games.sqlite3"
     before = season(path, games=6)
     damage(path, path.stat().st_size // 4096 - 1)
-    session = Session(journal_path=path)
+    session = SessionMirror(journal_path=path)
     said = []
     session.bind(on_result=lambda _s, result: said.append(result.text("en")))
     rows = session.saved_games()

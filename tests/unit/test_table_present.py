@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from companion.registry import ids as game_ids
 from companion.table.commands import Parser
-from companion.table.data import GAMES, load_table
+from companion.table.data import load_table
 from companion.table.engine import Game
 from companion.table.journal import Journal
 from companion.table.present import fill, table_view
@@ -18,12 +19,16 @@ from companion.ui.table_layout import (
     ANGLES,
     SIDES,
     default_sides,
+    pack_rows,
     plan_panel,
+    plan_strip,
+    plan_table,
     table_frames,
     valid_sides,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
+GAMES = game_ids()
 
 
 @pytest.fixture
@@ -148,7 +153,9 @@ def test_rise_restoration_is_urgent_and_astral_actions(journal):
 def test_front_end_never_names_a_game():
     """The Table screen renders data: no game id appears in its code (issue 10, item 2)."""
     for path in ("companion/ui/screens/table.py", "companion/ui/screens/table_popups.py",
-                 "companion/ui/table_layout.py"):
+                 "companion/ui/screens/card_overlay.py", "companion/ui/table_layout.py",
+                 "companion/ui/table_report.py", "companion/ui/widgets/counter.py",
+                 "companion/ui/widgets/seat_panel.py", "companion/ui/widgets/placed.py"):
         tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
         strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
         assert not strings & set(GAMES), (path, strings & set(GAMES))
@@ -171,6 +178,34 @@ def test_frames_tile_the_screen_without_overlap(count, size):
     for f in frames:
         assert f.angle == ANGLES[f.side]
         assert (f.w, f.h) == ((f.box[2], f.box[3]) if f.angle in (0, 180) else (f.box[3], f.box[2]))
+
+
+@pytest.mark.parametrize("width", [100, 200, 320, 480, 800])
+def test_the_strip_keeps_its_buttons_apart_inside_it_and_under_its_words(width):
+    widths, touch, gap = [70.0, 70.0, 70.0, 90.0, 80.0, 100.0], 62.0, 5.0
+    box = (10.0, 20.0, float(width), 500.0)
+    rows = pack_rows(widths, width, touch, gap)
+    assert [i for row in rows for i in row] == list(range(len(widths)))  # each once, in order
+    strip = plan_strip(box, widths, 26.0, touch, gap)
+    for k, a in enumerate(strip.items):
+        assert a[2] >= touch and a[3] == touch  # a touch target
+        assert box[0] <= a[0] and a[0] + a[2] <= box[0] + box[2] + 0.01
+        for b in strip.items[k + 1:]:
+            assert min(a[0] + a[2], b[0] + b[2]) <= max(a[0], b[0]) + 0.01 or \
+                min(a[1] + a[3], b[1] + b[3]) <= max(a[1], b[1]) + 0.01, (a, b)
+    top = max(a[1] + a[3] for a in strip.items)
+    assert min(strip.message[1], strip.phase[1], strip.turn[1]) >= top
+
+
+@pytest.mark.parametrize("count", range(1, 7))
+def test_every_seat_gets_the_same_number_size(count):
+    sides = default_sides(count)
+    table = plan_table(800, 480, sides, [70.0] * 5, 80.0, touch=62.0, gap=5.0, wanted=170.0,
+                       plan_for=lambda f: plan_panel(f.w, f.h, mains=1, chips=2, digits=2, touch=62.0, mm=5.2,
+                                                     head=24.0, small=16.0))
+    assert len(table.frames) == len(table.plans) == count
+    assert len({p.main_font for p in table.plans}) == 1 and table.plans[0].main_font > 16.0
+    assert len(pack_rows([70.0] * 5, table.strip[2], 62.0, 5.0)) <= 4
 
 
 def test_sides_chosen_or_default():

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from companion.table.commands import ParseError, Parser
-from companion.table.describe import describe, describe_change
-from companion.table.engine import Game, Refusal
+from companion.table.engine import Game, Refusal, render
 from companion.table.journal import Journal
 
 
@@ -196,14 +195,13 @@ def test_astral_twelve_stars_win_at_once(journal: Journal) -> None:
     assert g.state["over"] and g.state["winner"] == [1] and "12 étoiles" in r.text("fr")
 
 
-def test_describe_for_the_ear(journal: Journal) -> None:
+def test_a_change_is_told_and_recorded(journal: Journal) -> None:
     g, p = new(journal, "vtes", ["Ann", "Bob"])
     r = do(g, p, "pool 2 -3")
-    assert describe(r, "fr") == ["Bob : réserve -3, maintenant 27."]
-    assert describe(r, "en") == ["Bob: pool -3, now 27."]
+    assert [render(r.data, k, v, "fr") for k, v in r.notes] == ["Bob : réserve -3, maintenant 27."]
+    assert [render(r.data, k, v, "en") for k, v in r.notes] == ["Bob: pool -3, now 27."]
     (change,) = r.changes
     assert (change.seat_name, change.counter, change.delta, change.value) == ("Bob", "pool", -3, 27)
-    assert describe_change(change, "en") == "Bob, pool -3, 27"
 
 
 def test_parser_words(journal: Journal) -> None:
@@ -231,7 +229,7 @@ def test_vtes_vampire_capacity_comes_from_the_card(journal: Journal) -> None:
     g, p = new(journal, "vtes", ["Ann", "Bob"])
     with pytest.raises(ParseError):  # no card library given: the capacity is asked for, none is loaded behind
         p.parse("vampire 1 anson")
-    p = Parser(g.data, ["Ann", "Bob"], crypt_card=crypt_card_finder(CardLibrary()))
+    p = Parser(g.data, ["Ann", "Bob"], crypt_card=crypt_card_finder(CardLibrary(), g.data.id))
     do(g, p, "vampire 1 anson")  # the crypt card's capacity, its printed name, typos forgiven
     assert g.state["seats"][0]["vampires"] == {"Anson": {"capacity": 8, "blood": 8}}
     do(g, p, "vampire 2 Aneke 10 4")  # a capacity given is taken as given

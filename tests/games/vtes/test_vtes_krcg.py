@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from companion.cards import index, vtes
+from companion.cards import index
 from companion.cards.explain import card_lines
 from companion.cards.library import CardLibrary
+from companion.games.vtes import cards as vtes
 from companion.speech.phrases import card_speech
 
 KRCG5 = vtes.krcg_major() >= 5

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from companion.cards import vtes, vtes_update
 from companion.cards.library import CardLibrary
+from companion.games.vtes import cards as vtes
+from companion.games.vtes import update as vtes_update
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "vtes-update"
 
