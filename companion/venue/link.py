@@ -157,7 +157,7 @@ class TableLink:
         if last is None:
             last = self.outbox.get(f"copied:{game.id}", 0)
         newest = last
-        for ev in game.journal.iter_events(game.id):
+        for ev in game.journal.iter_events(game.id, after=last):  # the new ones only: long games stay fast
             if ev.id <= last:
                 continue
             self.outbox.add("journal", {"game_id": game.id, "game": game.data.id, "event": ev.to_json(),
