@@ -326,7 +326,7 @@ def _slim(message: dict[str, Any] | None) -> dict[str, Any] | None:
     seats = [{"name": x.get("name"), "counters": x.get("counters"), "out": x.get("out")}
              for x in st.get("seats", []) if isinstance(x, dict)]
     return {k: message.get(k) for k in ("table", "ts", "round", "game", "seq", "clock_left")} | {
-        "state": {"active": st.get("active"), "phase": st.get("phase"), "over": st.get("over"),
+        "state": {"active": st.get("active"), "phase": st.get("phase_name") or st.get("phase"), "over": st.get("over"),
                   "winner": st.get("winner"), "seats": seats}}
 
 
