@@ -87,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 2
+    if args.command in ("console", "table", "run"):
+        _stop_on_signals()
     if getattr(args, "venue", None):
         from companion.i18n import t
         from companion.venue.join import install
@@ -100,3 +102,16 @@ def main(argv: list[str] | None = None) -> int:
         return int(_module(args.command).run(args) or 0)
     except KeyboardInterrupt:
         return 130
+
+
+def _stop_on_signals() -> None:
+    """SIGTERM (systemd, kill) and SIGHUP (the terminal closed) end the console and the table
+    the way Ctrl-C does: the goodbye said, where the game is and how to resume it."""
+    import signal
+
+    def interrupt(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), interrupt)

@@ -44,8 +44,12 @@ def source_key(cardmap: Path, overlay: Path, user_games: Path | None = None) -> 
             h.update(f"; {game_id}: {source.name()} {source.version()}".encode())
             files += source.files()
     for path in files:
-        st = path.stat()
-        h.update(f"\n{path}|{st.st_size}|{st.st_mtime_ns}".encode())
+        try:
+            st = path.stat()
+        except OSError as exc:  # a dangling link, a loop: the loader names it; the key notes it
+            h.update(f"\n{path}|{exc.errno}".encode())
+            continue
+        h.update(f"\n{path}|{st.st_mode}|{st.st_size}|{st.st_mtime_ns}".encode())
     return h.hexdigest()
 
 

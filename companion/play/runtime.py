@@ -84,6 +84,8 @@ class Runtime:
         try:
             for game in self.library.games:  # the first call reads (or builds) the card index
                 self.library.load(game)
+            # The search index too (2-3 s for VTES): never on a player's time, at the first card named.
+            self.library.prepare_search()
             errors = {g: _one_line(e) for g, e in self.library.errors().items()}
         except Exception as exc:  # the companion stays useful: tags are then reported as unknown
             log.exception("loading the cards failed")
@@ -95,6 +97,16 @@ class Runtime:
         for game, why in errors.items():
             log.warning("cards of %s unavailable: %s", game, why)
         return errors
+
+    def file_problems(self, lang: str | None = None) -> list[str]:
+        """The user's own files that cannot be read (the collection, the settings), one sentence
+        each naming the file and the fix: shown and said at start, never only logged."""
+        from companion import userfiles
+        from companion.tags import collection
+
+        lang = lang or self.lang
+        found = [collection.problem(lang=lang), userfiles.settings_problem(lang=lang)]
+        return [p for p in found if p]
 
     def lay(self, scan: Scan) -> None:
         """A card laid (on the front end's own thread): kept in the game's history and spoken;

@@ -14,11 +14,12 @@ import json
 import logging
 import secrets
 import time
+from array import array
 from collections.abc import Callable
 from typing import Any
 
 from companion.i18n import language, t
-from companion.table import effects as fx
+from companion.table import statediff as fx
 from companion.table.data import TableData, load_table
 from companion.table.journal import Event, Journal, JournalConflict, JournalError
 
@@ -52,12 +53,14 @@ class Game:
         self.rules = rules_for(data)
         self.clock = clock
         self.state: dict[str, Any] = {}
-        self._undo: list[int] = []
-        self._redo: list[int] = []
-        self._effects: dict[int, list[fx.Effect]] = {}
+        # The undo and redo stacks hold event ids only, 8 bytes each (a long game stays small in
+        # memory); the effects an undo takes back are read from the journal when it is asked.
+        self._undo = array("q")
+        self._redo = array("q")
         self.last_event_id: int | None = None
         self.opening: Result | None = None  # what the draw of the first player said
         self.skipped: list[int] = []  # events of the journal that could not be replayed
+        self._recovered_start = False  # the set-up was rebuilt by a recovery (recovery.py)
 
     # -- creating and opening -------------------------------------------------------------
 
@@ -97,10 +100,19 @@ class Game:
 
     @classmethod
     def open(cls, journal: Journal, game_id: int, clock: Callable[[], float] = time.time,
-             data: TableData | None = None) -> Game:
+             data: TableData | None = None, read_only: bool = False) -> Game:
+        """The game as its journal holds it, held for this program (one writer per game). With
+        ``read_only`` (an export, a listing): not held and nothing written, so it works while
+        another program plays the game."""
         row = journal.game(game_id)
         if row is None:
             raise KeyError(game_id)
+        if read_only:
+            g = cls(journal, game_id, data or load_table(row.game), clock)
+            g.replay(journal.iter_events(game_id))
+            if not isinstance(g.state.get("seats"), list) or not g.state["seats"]:
+                raise JournalError(f"{journal.path}: game {game_id} has no readable set-up", "journal.cause.damaged")
+            return g
         # One writer per game: a second program gets GameLocked, naming the first.
         journal.lock_game(game_id)
         try:
@@ -110,6 +122,7 @@ class Game:
                 raise JournalError(f"{journal.path}: game {game_id} has no readable set-up",
                                    "journal.cause.damaged")
             g.opening = None
+            g._complete_recovered()
             if g.state.get("first") is None and not g.state.get("over"):
                 # Stopped between the set-up and the draw: the seed is recorded, draw now.
                 g.opening = g._draw_first("script")
@@ -124,6 +137,31 @@ class Game:
             else:
                 g.opening = skipped
         return g
+
+    def _complete_recovered(self) -> None:
+        """A game recovered without its ``start`` has the opening state every game shares
+        (rebuilt by ``recovery``); what this game's rules add to it is added now, as one event,
+        so that the state stays the fold of the journal."""
+        if not self._recovered_start:
+            return
+        names = [str(s.get("name", "")) for s in self.state["seats"] if isinstance(s, dict)]
+        try:
+            base = self.rules.initial_state(names, 0, {}, self.clock())
+        except Exception:  # the rules cannot make an opening for these seats: leave it as it is
+            log.exception("game %s: no opening state to complete the recovered one", self.id)
+            return
+        full = copy.deepcopy(self.state)
+        _fill(full, base)
+        effects = fx.diff(self.state, full)
+        if not effects:
+            return
+        try:
+            ev = self.journal.append(self.id, "recovered", {"effects": effects, "notes": []}, source="script",
+                                     after=self.last_event_id)
+        except JournalError:
+            return  # the game still opens; a change that needs the missing part is refused
+        self.state = full
+        self.last_event_id = ev.id
 
     def close(self) -> None:
         """Let another program open this game."""
@@ -144,6 +182,10 @@ class Game:
                 self.skipped.append(ev.id)
                 self.last_event_id = ev.id
                 continue
+            if ev.type == "start" and ev.payload.get("recovered"):
+                self._recovered_start = True
+            elif ev.type == "recovered":
+                self._recovered_start = False  # completed already
             self._track(ev.id, ev.type, ev.payload, effects)
         self.state = state
 
@@ -155,18 +197,15 @@ class Game:
         targets = payload.get("targets") if isinstance(payload.get("targets"), list) else []
         if etype == "undo":
             for target in targets:
-                if target in self._undo:
-                    self._undo.remove(target)
+                if _take(self._undo, target):
                     self._redo.append(target)
         elif etype == "redo":
             for target in targets:
-                if target in self._redo:
-                    self._redo.remove(target)
+                if _take(self._redo, target):
                     self._undo.append(target)
         elif payload.get("undoable"):
             self._undo.append(eid)
-            self._redo.clear()
-            self._effects[eid] = effects
+            del self._redo[:]
 
     # -- the one entry point --------------------------------------------------------------
 
@@ -252,7 +291,7 @@ class Game:
                       data=self.data)
 
     def _reload(self) -> None:
-        self._undo, self._redo, self._effects, self.skipped = [], [], {}, []
+        self._undo, self._redo, self.skipped = array("q"), array("q"), []
         try:
             self.replay(self.journal.iter_events(self.id))
         except JournalError:
@@ -265,9 +304,10 @@ class Game:
         if not self._undo:
             ctx.refuse("table.refuse.nothing_to_undo")
         targets = list(reversed(self._undo[-n:]))
+        recorded = self.journal.effects_of(targets)
         effects: list[fx.Effect] = []
         for eid in targets:
-            effects.extend(fx.inverse(self._effects.get(eid, [])))
+            effects.extend(fx.inverse(recorded.get(eid, [])))
         ctx.payload.update(targets=targets, effects=effects)
         ctx.note("table.undone", count=len(targets))
         self._note_counters(ctx, effects)
@@ -277,9 +317,10 @@ class Game:
         if not self._redo:
             ctx.refuse("table.refuse.nothing_to_redo")
         targets = list(reversed(self._redo[-n:]))
+        recorded = self.journal.effects_of(targets)
         effects: list[fx.Effect] = []
         for eid in targets:
-            effects.extend(self._effects.get(eid, []))
+            effects.extend(recorded.get(eid, []))
         ctx.payload.update(targets=targets, effects=effects)
         ctx.note("table.redone", count=len(targets))
         self._note_counters(ctx, effects)
@@ -331,6 +372,32 @@ class Game:
 
     def events(self) -> list[Event]:
         return self.journal.events(self.id)
+
+
+def _take(stack: array, eid: int) -> bool:
+    """Remove ``eid`` from an undo or redo stack. An undo written by this program names the top
+    of the stack (constant time); one written by another program or by hand may name any."""
+    if stack and stack[-1] == eid:
+        stack.pop()
+        return True
+    try:
+        stack.remove(eid)
+    except ValueError:
+        return False
+    return True
+
+
+def _fill(state: dict[str, Any], base: dict[str, Any]) -> None:
+    """Add to ``state`` what ``base`` has and it lacks (seat by seat), keeping every value it has."""
+    for key, value in base.items():
+        if key not in state:
+            state[key] = copy.deepcopy(value)
+        elif key == "seats" and isinstance(state[key], list) and isinstance(value, list):
+            for mine, theirs in zip(state[key], value, strict=False):
+                if isinstance(mine, dict) and isinstance(theirs, dict):
+                    _fill(mine, theirs)
+        elif isinstance(state[key], dict) and isinstance(value, dict) and key != "options":
+            _fill(state[key], value)
 
 
 def _summary(note: tuple[str, dict[str, Any]] | None) -> str:
