@@ -141,7 +141,7 @@ def test_turning_the_lan_setting_on_after_an_invitation_serves_the_lan(window, t
         monkeypatch.setattr(phones, "lan_address", lambda: "192.0.2.10")
         monkeypatch.setattr(phones.PhoneServer, "start", lambda self: None)
         second = phones.phone_server(runtime, lan=True)
-        assert second is not first and second.host == "0.0.0.0" and second.public_host == "192.0.2.10"
+        assert second is not first and second.host == "192.0.2.10" and second.public_host == "192.0.2.10"
         assert phones.phone_server(runtime, lan=True) is second  # kept while the setting stays
     finally:
         first.stop()

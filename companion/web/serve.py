@@ -68,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
         if not result.ok:
             print(t("console.table_error", error=result.reason_text(lang)), file=sys.stderr)
             return 2
-        host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
+        # --lan listens on this machine's LAN address only, never on every interface at once.
+        host = args.host or (lan_address() if args.lan else "127.0.0.1")
         public = lan_address() if host in ("0.0.0.0", "::") else host
         server = PhoneServer(runtime, host=host, port=args.port, public_host=public)
         try:
@@ -81,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(invitation, ensure_ascii=False), flush=True)
         else:
             print(t("phones.serving", url=invitation["url"]), flush=True)
+            if public.startswith("127.") or public in ("::1", "localhost"):
+                print(t("phones.loopback_only"), flush=True)
             for seat in invitation["seats"]:
                 print(f"  {seat['seat']} {seat['name']}: {seat['join']}  ({t('phones.code', code=seat['code'])})",
                       flush=True)

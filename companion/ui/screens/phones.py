@@ -41,8 +41,8 @@ def phone_server(runtime: Any, lan: bool) -> PhoneServer:
         server.stop()
         server = None
     if server is None:
-        host = "0.0.0.0" if lan else "127.0.0.1"
-        server = PhoneServer(runtime, host=host, port=0, public_host=lan_address() if lan else host)
+        host = lan_address() if lan else "127.0.0.1"  # the LAN address only, never every interface
+        server = PhoneServer(runtime, host=host, port=0, public_host=host)
         server.start()
         runtime.phone_server = server
     return server
