@@ -387,3 +387,43 @@ def test_a_new_game_draws_new_tokens_and_the_old_ones_are_dead(table) -> None:
     assert runtime.session.new_game("vtes", ["Ann", "Bob", "Cy"], seed=2).ok
     assert server.who(ann) == ("nobody", None) and not runtime.phones.has_phone(1)
     assert [s["name"] for s in server.invitations()["seats"]] == ["Ann", "Bob", "Cy"]
+
+
+def test_undo_from_a_phone_takes_back_that_seats_own_change_and_says_who(table) -> None:
+    """Before: Bob's undo took back Ann's change, and the log did not say who undid."""
+    runtime, server = table
+    ann, bob, _ = tokens(server)
+
+    async def go() -> dict:
+        async with aiohttp.ClientSession() as http:
+            async def say(token: str, command: str) -> dict:
+                async with http.post(server.url + "/api/command", json={"command": command},
+                                     headers={"Authorization": "Bearer " + token}) as r:
+                    return await r.json()
+
+            out = {"ann": await say(ann, "pool -3"), "bob_undo": await say(bob, "undo")}
+            out["bob"] = await say(bob, "pool -1")
+            out["ann2"] = await say(ann, "pool -2")
+            out["table_before"] = runtime.session.game.to_json()["seats"]
+            out["bob_undo2"] = await say(bob, "undo")  # Bob's pool -1, though Ann's came later
+            async with http.get(server.url + "/api/table", headers={"Authorization": "Bearer " + bob}) as r:
+                out["state"] = await r.json()
+            out["bob_redo"] = await say(bob, "redo")
+            return out
+
+    got = run(go())
+    assert not got["bob_undo"]["ok"]  # nothing of Bob's to take back: Ann's change stays
+    assert got["bob_undo2"]["ok"] and "Bob annule sa dernière action." in got["bob_undo2"]["lines"]
+    assert got["state"]["seats"][0]["counters"]["pool"] == 25 and got["state"]["seats"][1]["counters"]["pool"] == 30
+    assert got["state"]["undo"] == {"1": [2, 0], "2": [0, 1]}  # what each seat's buttons may do
+    assert got["bob_redo"]["ok"]
+    seats = runtime.session.game.to_json()["seats"]
+    assert [s["counters"]["pool"] for s in seats] == [25, 29]
+    assert runtime.session.undo().ok  # the table's own undo is the last change, whoever made it
+    assert [s["counters"]["pool"] for s in runtime.session.game.to_json()["seats"]] == [25, 30]
+    game_id = runtime.session.game.id
+    from companion.table.engine import Game
+
+    reopened = Game.open(Journal(runtime.session.journal_path), game_id)  # authors are in the journal
+    assert reopened.undoable_by(1) == (0, 1) and reopened.undoable_by(0) == (2, 0)
+    reopened.journal.close()

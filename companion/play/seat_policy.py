@@ -45,10 +45,19 @@ def seat_command(session: Any, seat: int, command: str, lang: str = "fr", source
             return {"ok": False, "lines": [t("phones.api.not_your_seat", lang)], "status": 403}
         elif intent.verb not in ANY_TIME and active_seat(session) != seat:
             return {"ok": False, "lines": [why_waiting(session, seat, lang)], "status": 403}
+        intent.args["by"] = own  # its author: the seat's undo takes back its own changes only
         result = session.apply(intent, source=source)
     else:
         result = session.apply(command, source=source)
     return {"ok": result.ok, "lines": result.lines(lang), "revision": session.revision}
+
+
+def undo_counts(session: Any) -> dict[str, list[int]]:
+    """Per seat (1-based, as text keys for JSON), how many of its own changes it may undo and redo."""
+    game = session.game
+    if game is None:
+        return {}
+    return {str(n): list(game.undoable_by(n - 1)) for n in range(1, len(session.seat_names) + 1)}
 
 
 def why_waiting(session: Any, seat: int, lang: str = "fr") -> str:

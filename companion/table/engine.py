@@ -55,6 +55,9 @@ class Game:
         self._undo: list[int] = []
         self._redo: list[int] = []
         self._effects: dict[int, list[fx.Effect]] = {}
+        # Who made each undoable change: a seat (0-based) acting from its own device, or None
+        # for the table (its screen, the host). A seat's undo takes back its own changes only.
+        self._by: dict[int, int | None] = {}
         self.last_event_id: int | None = None
         self.opening: Result | None = None  # what the draw of the first player said
         self.skipped: list[int] = []  # events of the journal that could not be replayed
@@ -164,8 +167,11 @@ class Game:
                     self._redo.remove(target)
                     self._undo.append(target)
         elif payload.get("undoable"):
+            by = _author(payload)
             self._undo.append(eid)
-            self._redo.clear()
+            self._by[eid] = by
+            # A new change ends what its author could redo (the table's ends everyone's).
+            self._redo = [] if by is None else [e for e in self._redo if self._by.get(e) != by]
             self._effects[eid] = effects
 
     # -- the one entry point --------------------------------------------------------------
@@ -252,7 +258,7 @@ class Game:
                       data=self.data)
 
     def _reload(self) -> None:
-        self._undo, self._redo, self._effects, self.skipped = [], [], {}, []
+        self._undo, self._redo, self._effects, self.skipped, self._by = [], [], {}, [], {}
         try:
             self.replay(self.journal.iter_events(self.id))
         except JournalError:
@@ -260,28 +266,42 @@ class Game:
 
     # -- built-in events ------------------------------------------------------------------
 
+    def _mine(self, stack: list[int], by: int | None) -> list[int]:
+        """The changes of ``stack`` its author may take back or redo: a seat's own, or any for the table."""
+        return stack if by is None else [e for e in stack if self._by.get(e) == by]
+
     def _do_undo(self, ctx: Ctx, intent: Intent) -> None:
         n = int(intent.args.get("count", 1))
-        if not self._undo:
+        by = _author(intent.args)
+        mine = self._mine(self._undo, by)
+        if not mine:
             ctx.refuse("table.refuse.nothing_to_undo")
-        targets = list(reversed(self._undo[-n:]))
+        targets = list(reversed(mine[-n:]))
         effects: list[fx.Effect] = []
         for eid in targets:
             effects.extend(fx.inverse(self._effects.get(eid, [])))
         ctx.payload.update(targets=targets, effects=effects)
-        ctx.note("table.undone", count=len(targets))
+        if by is None:
+            ctx.note("table.undone", count=len(targets))
+        else:
+            ctx.note("table.undone_by", name=ctx.name(by), count=len(targets))
         self._note_counters(ctx, effects)
 
     def _do_redo(self, ctx: Ctx, intent: Intent) -> None:
         n = int(intent.args.get("count", 1))
-        if not self._redo:
+        by = _author(intent.args)
+        mine = self._mine(self._redo, by)
+        if not mine:
             ctx.refuse("table.refuse.nothing_to_redo")
-        targets = list(reversed(self._redo[-n:]))
+        targets = list(reversed(mine[-n:]))
         effects: list[fx.Effect] = []
         for eid in targets:
             effects.extend(self._effects.get(eid, []))
         ctx.payload.update(targets=targets, effects=effects)
-        ctx.note("table.redone", count=len(targets))
+        if by is None:
+            ctx.note("table.redone", count=len(targets))
+        else:
+            ctx.note("table.redone_by", name=ctx.name(by), count=len(targets))
         self._note_counters(ctx, effects)
 
     def _note_counters(self, ctx: Ctx, effects: list[fx.Effect]) -> None:
@@ -319,6 +339,10 @@ class Game:
     def can_redo(self) -> int:
         return len(self._redo)
 
+    def undoable_by(self, by: int | None) -> tuple[int, int]:
+        """How many changes ``by`` (a 0-based seat, or None: the table) may undo and redo now."""
+        return len(self._mine(self._undo, by)), len(self._mine(self._redo, by))
+
     def status(self, lang: str | None = None) -> list[str]:
         try:
             return self.rules.status_lines(self.state, lang or language())
@@ -331,6 +355,11 @@ class Game:
 
     def events(self) -> list[Event]:
         return self.journal.events(self.id)
+
+
+def _author(payload: dict[str, Any]) -> int | None:
+    by = payload.get("by")
+    return by if isinstance(by, int) and not isinstance(by, bool) else None
 
 
 def _summary(note: tuple[str, dict[str, Any]] | None) -> str:

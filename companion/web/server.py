@@ -34,7 +34,7 @@ from aiohttp.web_protocol import RequestHandler
 
 from companion.i18n import t
 from companion.play.runtime import Runtime
-from companion.play.seat_policy import seat_command
+from companion.play.seat_policy import seat_command, undo_counts
 from companion.web import wire
 from companion.web.access import (
     BACKLOG,
@@ -78,7 +78,7 @@ def public_table(runtime: Runtime) -> dict[str, Any] | None:
         "phases": {p.id: {lang: p.name(lang) for lang in LANGS} for p in data.phases},
     }
     return {**game.to_json(), "id": game.id, "revision": session.revision, "phones": runtime.phones.seats,
-            "names": names}
+            "names": names, "undo": undo_counts(session)}
 
 
 class PhoneServer:

@@ -94,8 +94,10 @@ function w(key, values) {
       + (state.seat && table.active_seat === state.seat ? " " + w("your_turn") : "");
     const mine = Boolean(state.seat);
     $("next").disabled = !(mine && table.active_seat === state.seat);
-    $("undo").disabled = !mine;
-    $("redo").disabled = !mine;
+    // Undo and redo take back this seat's own changes only: off when it has none.
+    const own = (table.undo || {})[String(state.seat)] || [0, 0];
+    $("undo").disabled = !(mine && own[0] > 0);
+    $("redo").disabled = !(mine && own[1] > 0);
     const seats = $("seats");
     seats.replaceChildren();
     for (const seat of table.seats) {
