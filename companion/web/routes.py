@@ -44,6 +44,7 @@ class Routes:
             web.post("/api/reveal", self.post_reveal),
             web.post("/api/nfc", self.post_nfc),
             web.post("/api/join", self.post_join),
+            web.get("/api/join/{id}", self.get_join),
         ]
 
     # -- pages ----------------------------------------------------------------------------------
@@ -178,7 +179,22 @@ class Routes:
             raise self.server.error(429, "phones.api.slow_down")
         body = await self.body(request)
         code = str(body.get("code", "")).strip().upper().replace(" ", "")
-        seat = self.server.seat_of_code(code)
-        if seat is None:
+        joined = self.server.keys.join(code, request.remote or "?")
+        if joined is None:
             raise self.server.error(403, "phones.api.bad_code")
-        return web.json_response({"seat": seat.seat, "token": seat.token})
+        if "pending" in joined:  # the code was used: a second device waits for the host
+            if self.server.on_pending is not None:
+                self.server.on_pending(self.server.keys.pending[joined["pending"]])
+            return web.json_response({**joined, "lines": [t("phones.api.ask_host")]}, status=202)
+        return web.json_response(joined)
+
+    async def get_join(self, request: web.Request) -> web.Response:
+        """A device waiting for the host: 202 while it waits, its token once approved, 403 refused."""
+        wait = self.server.keys.waiting(request.match_info["id"][:32])
+        if wait is None:
+            raise web.HTTPNotFound()
+        if wait.answer == "waiting":
+            return web.json_response({"seat": wait.seat, "pending": wait.id}, status=202)
+        if wait.answer == "denied" or wait.token is None:
+            raise self.server.error(403, "phones.api.host_refused")
+        return web.json_response({"seat": wait.seat, "token": wait.token})

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 import ssl
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -44,15 +44,11 @@ from companion.web.access import (
     Bucket,
     Gate,
     JoinTries,
-    Seat,
-    check_token,
-    new_code,
-    new_token,
     origin_allowed,
-    same,
 )
 from companion.web.routes import Routes
 from companion.web.sockets import Feeds, Sockets
+from companion.web.tokens import Seat, SeatKeys
 
 log = logging.getLogger(__name__)
 
@@ -94,8 +90,9 @@ class PhoneServer:
         self.ssl_context = ssl_context
         self.header_timeout = header_timeout
         self.gate = gate or Gate()
-        self.seats: dict[int, Seat] = {}
-        self.spectator = new_token()
+        journal = getattr(runtime.session, "journal_path", None)
+        self.keys = SeatKeys(Path(f"{journal}.phones.json") if journal else None)
+        self.on_pending: Callable[[Any], None] | None = None  # the host is told a device waits
         self.game_id: int | None = None
         self.feeds = Feeds()
         self.join_tries = JoinTries()
@@ -118,54 +115,75 @@ class PhoneServer:
 
     # -- tokens -------------------------------------------------------------------------------
 
+    @property
+    def seats(self) -> dict[int, Seat]:
+        return self.keys.seats
+
+    @property
+    def spectator(self) -> str:
+        return self.keys.spectator
+
     def _renew_tokens(self) -> None:
-        """A new game (or the first one): every seat gets a new token and code."""
+        """A game on the table: its seats' keys, kept from an earlier run of it or new."""
         game = self.runtime.session.game
         with self._lock:
             self.game_id = None if game is None else game.id
             self.feeds.log.clear()  # a new game starts a new log
-            used: set[str] = set()
-            self.seats = {}
             self._buckets.clear()
-            for n in range(1, len(self.runtime.session.seat_names) + 1):
-                code = new_code(used)
-                used.add(code)
-                self.seats[n] = Seat(n, new_token(), code)
+            self.keys.open(self.game_id, len(self.runtime.session.seat_names))
 
     def who(self, token: str | None) -> tuple[str, int | None]:
-        """("seat", n), ("spectator", None) or ("nobody", None), compared in constant time;
-        ``BadToken`` for a token that is not 32 hex digits."""
+        """("seat", n), ("spectator", None) or ("nobody", None); ``BadToken`` for a token that is
+        not 32 hex digits."""
         if not token:
             return "nobody", None
-        check_token(token)
-        with self._lock:
-            for seat in self.seats.values():
-                if same(token, seat.hashed):
-                    return "seat", seat.seat
-        if secrets.compare_digest(self.spectator, token):
-            return "spectator", None
-        return "nobody", None
+        role, seat, _ = self.keys.who(token)
+        return role, seat
 
     def revoke(self, seat: int) -> Seat | None:
-        """The table takes a seat back from its phone: a new token and code, the old phone cut off,
-        the seat's cards public again (private cards kept so far are forgotten)."""
-        with self._lock:
-            if seat not in self.seats:
-                return None
-            used = {s.code for s in self.seats.values()}
-            self.seats[seat] = Seat(seat, new_token(), new_code(used))
-            self._buckets.pop(seat, None)
-            fresh = self.seats[seat]
+        """The table takes a seat back from its phones: a new invitation token and code, every
+        device of the seat cut off, the seat's cards public again (its private cards forgotten)."""
+        fresh = self.keys.revoke_seat(seat)
+        if fresh is None:
+            return None
+        self._buckets.pop(seat, None)
         self.runtime.phones.detach(seat)
         self._hop(self.feeds.cut_off, seat)
         return fresh
 
+    def revoke_device(self, seat: int, number: int) -> bool:
+        """The host takes back one phone of a seat (``number``: 1-based, as ``phones()`` lists them)."""
+        devices = self.keys.devices(seat)
+        if not 1 <= number <= len(devices):
+            return False
+        hashed = devices[number - 1].hashed
+        if not self.keys.revoke_device(seat, hashed):
+            return False
+        self._hop(self.feeds.cut_off, seat, hashed)
+        return True
+
+    def phones(self) -> list[dict[str, Any]]:
+        """Per seat, the phones that joined (and how many are connected now), for the host."""
+        names = self.runtime.session.seat_names
+        online: dict[str, int] = {}
+        for client in list(self.feeds.clients):
+            online[client.device] = online.get(client.device, 0) + 1
+        return [{"seat": n, "name": names[n - 1] if n <= len(names) else "",
+                 "devices": [{"label": d.label, "since": d.since, "online": online.get(d.hashed, 0)}
+                             for d in self.keys.devices(n)],
+                 "invitation_online": sum(online.get(d, 0) for d, dev in seat.devices.items()
+                                          if dev.label == "invitation")}
+                for n, seat in sorted(self.keys.seats.items())]
+
+    def waiting(self) -> list[Any]:
+        """Devices waiting for the host's approval to join a seat that already has a phone."""
+        return self.keys.waiting_list()
+
+    def answer(self, pending_id: str, approve: bool) -> bool:
+        return self.keys.answer(pending_id, approve) is not None
+
     def seat_of_code(self, code: str) -> Seat | None:
-        if not code or len(code) > 16:
-            return None
-        with self._lock:
-            return next((s for s in self.seats.values() if secrets.compare_digest(s.code.encode(), code.encode())),
-                        None)
+        return self.keys.seat_of_code(code)
 
     @property
     def scheme(self) -> str:
@@ -187,20 +205,25 @@ class PhoneServer:
     def origin_ok(self, origin: str | None) -> bool:
         return origin_allowed(origin, self.served_origins())
 
-    def join_url(self, token: str) -> str:
-        # The token rides in the fragment: browsers never send it in a request line or a Referer.
-        return f"{self.url}/phone#t={token}"
+    def join_url(self, code: str) -> str:
+        # The code rides in the fragment (browsers never send it in a request line or a Referer)
+        # and joins once: a photo of the QR code taken later only asks the host.
+        return f"{self.url}/phone#c={code}"
+
+    def spectator_url(self) -> str:
+        return f"{self.url}/phone#t={self.spectator}"
 
     def invitations(self) -> dict[str, Any]:
-        """What ``serve --json`` prints first and the window's invitation shows."""
+        """What ``serve --json`` prints first and the window's invitation shows: per seat its join
+        link and code, and its invitation token for the host's own scripts (null after a
+        restart: only its digest was kept)."""
         names = self.runtime.session.seat_names
-        with self._lock:
+        with self.keys.lock:
             seats = [{"seat": s.seat, "name": names[s.seat - 1] if s.seat <= len(names) else "",
-                      "token": s.token, "code": s.code,
-                      "join": self.join_url(s.token) if s.token else f"{self.url}/join"}
+                      "token": s.token, "code": s.code, "join": self.join_url(s.code)}
                      for s in self.seats.values()]
         return {"url": self.url, "game": self.game_id, "seats": seats,
-                "spectator": self.join_url(self.spectator), "join": f"{self.url}/join"}
+                "spectator": self.spectator_url(), "join": f"{self.url}/join"}
 
     # -- callers --------------------------------------------------------------------------------
 
@@ -215,16 +238,21 @@ class PhoneServer:
             return auth[7:].strip()
         return request.query.get("token") if query else None
 
-    def reader(self, request: web.Request, query: bool = False) -> tuple[str, int | None]:
+    def identify(self, request: web.Request, query: bool = False) -> tuple[str, int | None, str]:
+        """(role, seat, the device's digest) of the caller; 400, 401 or 403 otherwise."""
         token = self.token_of(request, query)
         if not token:
             raise _error(401, "phones.api.no_token")
         try:
-            role, seat = self.who(token)
+            role, seat, device = self.keys.who(token)
         except BadToken:
             raise _error(400, "phones.api.bad_token") from None
         if role == "nobody":
             raise _error(403, "phones.api.bad_token")
+        return role, seat, device
+
+    def reader(self, request: web.Request, query: bool = False) -> tuple[str, int | None]:
+        role, seat, _ = self.identify(request, query)
         return role, seat
 
     def writer(self, request: web.Request) -> int:

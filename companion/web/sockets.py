@@ -37,6 +37,7 @@ class Client:
     ws: web.WebSocketResponse
     seat: int | None  # None: a spectator
     bucket: Bucket
+    device: str = ""  # the digest of its token: the host may revoke this phone alone
     queue: asyncio.Queue = field(default_factory=asyncio.Queue)
     strikes: int = 0
 
@@ -68,9 +69,9 @@ class Feeds:
             if client.seat == seat:
                 self.send(client, message)
 
-    def cut_off(self, seat: int) -> None:
+    def cut_off(self, seat: int, device: str | None = None) -> None:
         for client in list(self.clients):
-            if client.seat == seat:
+            if client.seat == seat and (device is None or client.device == device):
                 self.clients.discard(client)
                 asyncio.ensure_future(client.ws.close(code=4403, message=b"revoked"))
 
@@ -97,10 +98,10 @@ class Sockets:
         server = self.server
         if not server.origin_ok(request.headers.get("Origin")):
             raise server.error(403, "phones.api.bad_origin")
-        role, seat = server.reader(request, query=True)
+        role, seat, device = server.identify(request, query=True)
         ws = web.WebSocketResponse(heartbeat=20, max_msg_size=MAX_MESSAGE)
         await ws.prepare(request)
-        client = Client(ws, seat, Bucket(server.rate, server.burst))
+        client = Client(ws, seat, Bucket(server.rate, server.burst), device)
         self.feeds.clients.add(client)
         if seat is not None:
             server.runtime.phones.attach(seat)  # from now on its reader's cards are its own

@@ -260,16 +260,27 @@ function w(key, values) {
       for (const hit of hits) box.append(el("h3", { textContent: hit.title }), el("p", { textContent: shown(hit.text) }));
       announce(hits.length ? hits[0].title : w("no_hits"));
     });
-    $("join-form").addEventListener("submit", async (e) => {
-      e.preventDefault();
-      const { status, data } = await api("/api/join", { code: $("code").value });
-      if (status === 200 && data && data.token) {
-        location.hash = "t=" + data.token;
-        start(data.token);
-      } else {
-        $("join-error").textContent = data && data.lines ? data.lines.join(" ") : String(status);
-      }
-    });
+    $("join-form").addEventListener("submit", (e) => { e.preventDefault(); join($("code").value); });
+  }
+
+  // A code (typed, or from the QR code's link) joins once; a later device for the same seat
+  // waits here until the table's host accepts or refuses it.
+  async function join(code) {
+    let { status, data } = await api("/api/join", { code: code });
+    while (status === 202 && data && data.pending) {
+      $("join-error").textContent = (data.lines || []).join(" ") || w("ask_host");
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const pending = data.pending;
+      ({ status, data } = await api("/api/join/" + encodeURIComponent(pending)));
+      if (status === 202) data = Object.assign({ lines: [w("ask_host")] }, data);
+    }
+    if (status === 200 && data && data.token) {
+      $("join-error").textContent = "";
+      history.replaceState(null, "", "#t=" + data.token);
+      start(data.token);
+    } else {
+      $("join-error").textContent = data && data.lines ? data.lines.join(" ") : String(status);
+    }
   }
 
   function start(token) {
@@ -282,8 +293,9 @@ function w(key, values) {
     try { state.words = await (await fetch("/api/words")).json(); } catch (e) { state.words = {}; }
     wire();
     render();
-    const token = new URLSearchParams(location.hash.slice(1)).get("t");
-    if (token) start(token);
+    const hash = new URLSearchParams(location.hash.slice(1));
+    if (hash.get("t")) start(hash.get("t"));
+    else if (hash.get("c")) join(hash.get("c"));
   }
   main();
 })();
