@@ -41,6 +41,7 @@ class Routes:
             web.get("/api/rules", self.get_rules),
             web.get("/api/words", self.get_words),
             web.post("/api/command", self.post_command),
+            web.post("/api/action", self.post_action),
             web.post("/api/reveal", self.post_reveal),
             web.post("/api/nfc", self.post_nfc),
             web.post("/api/join", self.post_join),
@@ -141,6 +142,14 @@ class Routes:
         body = await self.body(request)
         lang = body.get("lang") if body.get("lang") in LANGS else "fr"
         reply = await self.server.do_command(seat, body, lang)
+        return web.json_response(reply, status=reply.pop("status", 200), dumps=wire.dumps)
+
+    async def post_action(self, request: web.Request) -> web.Response:
+        """``{"id": "bleed", "answers": {"target": "2", "amount": 3}}``: one of the seat's actions."""
+        seat = self.server.writer(request)
+        body = await self.body(request)
+        lang = body.get("lang") if body.get("lang") in LANGS else "fr"
+        reply = await self.server.do_action(seat, body, lang)
         return web.json_response(reply, status=reply.pop("status", 200), dumps=wire.dumps)
 
     async def post_reveal(self, request: web.Request) -> web.Response:

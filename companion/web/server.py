@@ -34,7 +34,14 @@ from aiohttp.web_protocol import RequestHandler
 
 from companion.i18n import t
 from companion.play.runtime import Runtime
-from companion.play.seat_policy import seat_command, undo_counts
+from companion.play.seat_policy import (
+    action_menu,
+    proposal_json,
+    seat_action,
+    seat_command,
+    seat_proposal,
+    undo_counts,
+)
 from companion.web import wire
 from companion.web.access import (
     BACKLOG,
@@ -74,7 +81,7 @@ def public_table(runtime: Runtime) -> dict[str, Any] | None:
         "phases": {p.id: {lang: p.name(lang) for lang in LANGS} for p in data.phases},
     }
     return {**game.to_json(), "id": game.id, "revision": session.revision, "phones": runtime.phones.seats,
-            "names": names, "undo": undo_counts(session)}
+            "names": names, "undo": undo_counts(session), "actions": action_menu(session)}
 
 
 class PhoneServer:
@@ -97,7 +104,7 @@ class PhoneServer:
         self.feeds = Feeds()
         self.join_tries = JoinTries()
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.socket_actions: dict[str, Callable[..., Any]] = {"command": self.do_command}
+        self.socket_actions: dict[str, Callable[..., Any]] = {"command": self.do_command, "action": self.do_action}
         self._table = ThreadPoolExecutor(max_workers=1, thread_name_prefix="phones-table")
         self._buckets: dict[int, Bucket] = {}
         self._http_buckets: dict[int, Bucket] = {}
@@ -278,6 +285,8 @@ class PhoneServer:
         if seat is not None:
             out["name"] = names[seat - 1] if seat <= len(names) else ""
             out["cards"] = self.runtime.phones.cards(seat)
+            out["proposal"] = proposal_json(self.runtime.session,
+                                            seat_proposal(self.runtime.session, self.runtime.phones, seat))
         out["log"] = list(self.feeds.log)
         return out
 
@@ -291,9 +300,13 @@ class PhoneServer:
             return {"ok": False, "lines": [t("phones.api.no_command", lang)], "status": 400}
         return await self.on_table(self.command, seat, command, lang)
 
+    async def do_action(self, seat: int, body: dict[str, Any], lang: str) -> dict[str, Any]:
+        """One of the seat's actions (the list the table screen's seat menu shows), with its answers."""
+        return await self.on_table(seat_action, self.runtime.session, seat, body.get("id"), body.get("answers"), lang)
+
     def command(self, seat: int, command: str, lang: str = "fr") -> dict[str, Any]:
         """A command line from seat ``seat``'s phone, acting as that seat (in the table's thread)."""
-        return seat_command(self.runtime.session, seat, command, lang)
+        return seat_command(self.runtime.session, seat, command, lang, phones=self.runtime.phones)
 
     # -- life -----------------------------------------------------------------------------------
 
@@ -307,6 +320,8 @@ class PhoneServer:
             phones.subscribe("private", self._on_private),
             phones.subscribe("read", self._on_read),
             phones.subscribe("revealed", self._on_revealed),
+            phones.subscribe("proposal", self._on_seat_proposal),
+            session.subscribe("proposal", self._on_table_proposal),
         ]
         self._thread = threading.Thread(target=self._run, name="phones-server", daemon=True)
         self._thread.start()
@@ -392,8 +407,24 @@ class PhoneServer:
         self._hop(self.feeds.broadcast, {"type": "state", "table": public_table(self.runtime)})
 
     def _on_result(self, result: Any) -> None:
-        self._hop(self.feeds.broadcast, {"type": "log", "ok": result.ok,
+        if not result.ok:
+            return  # a refusal is for the one who asked: its reply says it, nobody else's log
+        intent = getattr(result, "intent", None)
+        by = (getattr(intent, "args", None) or {}).get("by")
+        self._hop(self.feeds.broadcast, {"type": "log", "ok": True, "by": by + 1 if isinstance(by, int) else None,
                                          "lines": {lang: result.lines(lang) for lang in LANGS}}, True)
+
+    def _on_seat_proposal(self, seat: int, proposal: Any) -> None:
+        self._hop(self.feeds.to_seat, seat, {"type": "proposal",
+                                             "proposal": proposal_json(self.runtime.session, proposal)})
+
+    def _on_table_proposal(self, proposal: Any) -> None:
+        # The table's proposal for a seat that has a phone: that phone may confirm it too.
+        for seat in self.runtime.phones.seats:
+            mine = proposal is not None and proposal.seat == seat - 1
+            if mine or self.runtime.phones.proposal(seat) is None:
+                self._hop(self.feeds.to_seat, seat, {"type": "proposal", "proposal":
+                                                     proposal_json(self.runtime.session, proposal if mine else None)})
 
     def _on_private(self, seat: int, card: dict[str, Any]) -> None:
         self._hop(self.feeds.to_seat, seat, {"type": "card", "card": card})
@@ -405,7 +436,14 @@ class PhoneServer:
                   True)
 
     def _on_revealed(self, seat: int, card: dict[str, Any]) -> None:
+        # The card and a line of the log for every phone: the seat showed it to the whole table.
+        name = self.runtime.seat_name(seat)
+        seen = card.get("shown") or {}
+        shown = {lang: (seen.get(lang) or {}).get("name") or card.get("name") or card.get("ref", "") for lang in LANGS}
         self._hop(self.feeds.broadcast, {"type": "revealed", "seat": seat, "card": card})
+        self._hop(self.feeds.broadcast, {"type": "log", "ok": True, "by": seat,
+                                         "lines": {lang: [t("phones.revealed", lang, name=name, card=shown[lang])]
+                                                   for lang in LANGS}}, True)
 
 
 class _Guarded(RequestHandler):
