@@ -441,7 +441,7 @@ class PhoneServer:
         seen = card.get("shown") or {}
         shown = {lang: (seen.get(lang) or {}).get("name") or card.get("name") or card.get("ref", "") for lang in LANGS}
         self._hop(self.feeds.broadcast, {"type": "revealed", "seat": seat, "card": card})
-        self._hop(self.feeds.broadcast, {"type": "log", "ok": True, "by": seat,
+        self._hop(self.feeds.broadcast, {"type": "log", "ok": True,
                                          "lines": {lang: [t("phones.revealed", lang, name=name, card=shown[lang])]
                                                    for lang in LANGS}}, True)
 
