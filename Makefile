@@ -39,7 +39,7 @@ FUZZ_SECONDS ?= 3600
 FUZZ_REPORT  ?= fuzz-report.json
 soak: setup
 	COMPANION_FUZZ=soak COMPANION_FUZZ_SECONDS=$(FUZZ_SECONDS) COMPANION_FUZZ_REPORT=$(FUZZ_REPORT) \
-		$(BIN)/python -m pytest -q -p no:randomly tests/test_fuzz.py
+		$(BIN)/python -m pytest -q -p no:randomly tests/unit/test_fuzz.py
 	@cat $(FUZZ_REPORT)
 
 bench: setup

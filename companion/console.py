@@ -28,9 +28,11 @@ import time
 from collections import deque
 from typing import Any, TextIO
 
+from companion import registry
 from companion.i18n import language, t
 from companion.play.announcer import ear
-from companion.play.keys import TableOnly, keypad_keys
+from companion.play.key_hosts import TableOnly
+from companion.play.keynames import keypad_keys
 from companion.play.runtime import Runtime
 from companion.play.talk import Talk
 from companion.readers.events import TagEvent
@@ -297,7 +299,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per line")
     p.add_argument("--count", type=int, default=None, help="exit after N scans")
     p.add_argument("--speak", action="store_true", help="also speak each card")
-    p.add_argument("--game", help="run a game too: vtes, ascension, res-arcana, rise or astral")
+    p.add_argument("--game", help=f"run a game too: {registry.help_list()}")
     p.add_argument("--players", help='player names in table order, e.g. "Ann,Bob,Cy"')
     p.add_argument("--seed", type=int, help="seed of the random draws")
     p.add_argument("--first", metavar="NAME", help="the first player the table chose (default: drawn at random)")

@@ -1,4 +1,5 @@
-"""Measurements of the performance budgets (DESIGN.md), reported as JSON by ``bench``."""
+"""Measurements of the performance budgets, reported as JSON by ``bench``: each result names its
+budget and whether it holds (``ok``)."""
 
 from __future__ import annotations
 

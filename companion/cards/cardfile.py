@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from companion import registry
 from companion.cards.effects import parse_effects
-from companion.cards.gamedata import GameInfo, _plain
+from companion.cards.gamedata import GameInfo, plain
 from companion.cards.model import Card
 from companion.cards.validate import Checker
 from companion.cards.yamlload import DataError, load_file
@@ -14,13 +15,6 @@ from companion.i18n import t
 
 COMMON = frozenset({"id", "name", "names", "aliases", "type", "subtypes", "cost", "points", "text", "flavor",
                     "keywords", "confirmed", "source", "faq", "rulings", "stats", "effects"})
-# Structured fields a game adds to its cards (documented in cardmap/README.md).
-GAME_FIELDS: dict[str, frozenset[str]] = {
-    "res-arcana": frozenset({"collect", "powers", "pair"}),
-    "ascension": frozenset({"faction", "count", "gives"}),
-    "astral": frozenset({"multiples", "deck"}),
-}
-POWER_KINDS = frozenset({"action", "reaction", "static"})
 
 
 def cost_text(game: str, cost: dict[str, int], lang: str = "fr") -> str:
@@ -53,7 +47,8 @@ def load_cards(path: Path, game: GameInfo, shown: str | None = None, overlay: bo
 def parse_card(shown: str, item: Any, where: str, game: GameInfo, overlay: bool = False) -> Card:
     c = Checker(shown, item, where)
     c.mapping()
-    c.only(COMMON | GAME_FIELDS.get(game.id, frozenset()))
+    # Structured fields a game adds to its cards (documented in cardmap/README.md): its own hooks.
+    c.only(COMMON | (registry.hook(game.id, "card_fields") or frozenset()))
     card_id = c.ident("id")
     name = c.get("name", str, required=True)
     names = c.texts("names", required=False, langs=())
@@ -80,13 +75,15 @@ def parse_card(shown: str, item: Any, where: str, game: GameInfo, overlay: bool 
     extra: dict[str, Any] = {"type": card_type, "subtypes": c.str_list("subtypes"), "cost": cost,
                              "points": points, "overlay": overlay}
     if c.get("stats", dict) is not None:
-        extra["stats"] = _plain(item["stats"])
+        extra["stats"] = plain(item["stats"])
     if c.get("source", str):
         extra["source"] = item["source"]
     faq = c.str_list("faq")
     if faq:
         extra["faq"] = faq
-    _game_fields(c, game.id, extra)
+    read_own = registry.hook(game.id, "read_card_fields")
+    if read_own is not None:
+        read_own(c, extra)
     effects = parse_effects(c, game.id)
     if effects:
         extra["effects"] = effects
@@ -97,36 +94,3 @@ def parse_card(shown: str, item: Any, where: str, game: GameInfo, overlay: bool 
         aliases=tuple(c.str_list("aliases")), keywords=tuple(keywords),
         rulings=tuple(c.str_list("rulings")) + tuple(faq), flavor=c.get("flavor", str, default=""),
         confirmed=c.get("confirmed", bool, default=True), extra=extra)
-
-
-def _game_fields(c: Checker, game: str, extra: dict[str, Any]) -> None:
-    item = c.mapping()
-    if game == "res-arcana":
-        collect = c.get("collect", list, default=[])
-        for i, option in enumerate(collect):
-            Checker(c.path, option, f"{c.where}.collect[{i}]").own_counts()
-        extra["collect"] = _plain(collect)
-        powers = c.get("powers", list, default=[])
-        for i, power in enumerate(powers):
-            p = Checker(c.path, power, f"{c.where}.powers[{i}]")
-            p.only({"kind", "tap", "cost", "effect", "gain", "when"})
-            kind = p.get("kind", str, required=True)
-            if kind not in POWER_KINDS:
-                raise p.fail("kind", f"expected one of {', '.join(sorted(POWER_KINDS))}, got {kind!r}")
-            p.get("tap", bool)
-            p.counts("cost")
-            p.get("effect", str, required=True)
-        extra["powers"] = _plain(powers)
-        if "pair" in item:
-            extra["pair"] = c.ident("pair")
-    elif game == "ascension":
-        faction = c.get("faction", str)
-        if faction is not None:
-            extra["faction"] = faction
-        extra["count"] = c.get("count", int, default=1)
-        extra["gives"] = c.counts("gives")
-    elif game == "astral":
-        if c.get("multiples", int) is not None:
-            extra["multiples"] = item["multiples"]
-        if c.get("deck", str):
-            extra["deck"] = item["deck"]  # the starter deck the card comes in

@@ -1,15 +1,15 @@
-"""Everything the library knows, gathered from its sources: the cardmap folders, krcg's VTES
-lists and the user's overlay. A broken game folder disables that game, with its error kept for
+"""Everything the library knows, gathered from its sources: the games' folders (shipped and the
+user's own), the cards a game reads from elsewhere (its ``card_source`` hook) and the user's
+overlay. A broken game folder disables that game, with its error kept for
 display; the other games still load."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from companion import paths
+from companion import paths, registry
 from companion.cards.cardfile import load_cards, parse_card
 from companion.cards.gamedata import GameInfo, load_game
 from companion.cards.model import Card
@@ -19,16 +19,17 @@ from companion.cards.yamlload import DataError, load_file
 
 def cardmap_dir() -> Path:
     """The game data shipped with the program (``COMPANION_CARDMAP`` overrides, for tests)."""
-    override = os.environ.get("COMPANION_CARDMAP")
-    if override:
-        return Path(override)
-    return Path(__file__).resolve().parents[2] / "cardmap"
+    return registry.builtin_dir()
 
 
 def overlay_dir() -> Path:
     """Users' own cards: one ``<game>.yaml`` per game, in the user data directory. Not created
     here: reading works on a read-only home; saving a card creates it (overlay.add_card)."""
     return paths.data_dir() / "cards"
+
+
+class SourceError(Exception):
+    """A game's card source could not fetch or read its lists; the message says why."""
 
 
 @dataclass
@@ -52,7 +53,7 @@ def source_files(cardmap: Path, overlay: Path | None) -> list[Path]:
 Progress = Callable[[int, int, str], None]  # (games done, games in all, the game now being read)
 
 
-def build(cardmap: Path | None = None, overlay: Path | None = None, with_vtes: bool = True,
+def build(cardmap: Path | None = None, overlay: Path | None = None, with_sources: bool = True,
           progress: Progress | None = None) -> Catalog:
     cardmap = cardmap or cardmap_dir()
     overlay = overlay if overlay is not None else overlay_dir()
@@ -77,29 +78,22 @@ def build(cardmap: Path | None = None, overlay: Path | None = None, with_vtes: b
                 catalog.error(game.id, str(exc))
                 del catalog.games[game.id]  # half a game would mislead a player
                 continue
-        if game.id == "vtes" and with_vtes:
+        source = registry.hook(game.id, "card_source") if with_sources else None
+        if source is not None:
             try:
-                from companion.cards import vtes
-
-                cards.update({c.id: c for c in vtes.iter_cards()})
-                for warning in vtes.warnings:  # updated lists set aside: the bundled ones are in use
-                    catalog.error("vtes", f"cards update: {warning}")
+                cards.update({c.id: c for c in source.cards()})
+                for warning in source.warnings():  # updated lists set aside: the shipped ones are in use
+                    catalog.error(game.id, f"cards update: {warning}")
                 if not cards:
-                    raise LookupError("krcg gave no card")
-            except Exception as exc:  # krcg missing, of an unknown line, or its data unreadable
-                catalog.error("vtes", f"krcg {vtes_version()}: {type(exc).__name__}: {exc}")
+                    raise LookupError(f"{source.name()} gave no card")
+            except Exception as exc:  # a library missing, of an unknown line, or its data unreadable
+                catalog.error(game.id, f"{source.name()} {source.version()}: {type(exc).__name__}: {exc}")
                 catalog.transient = True
         catalog.cards[game.id] = cards
     if overlay.is_dir():
         for path in sorted(overlay.glob("*.yaml")):
             _load_overlay(catalog, path)
     return catalog
-
-
-def vtes_version() -> str:
-    from companion.cards.vtes import krcg_version
-
-    return krcg_version()
 
 
 def completed(shipped: Card, own: Card) -> Card:

@@ -17,7 +17,8 @@ GLOSSARY_KINDS = frozenset(
     {"keyword", "ability-passive", "ability-active", "term", "discipline", "clan", "phase", "resource", "card-type"})
 SECTIONS = frozenset(
     {"overview", "setup", "turn", "combat", "actions", "end", "scoring", "variants", "faq", "deck"})
-GAME_KEYS = frozenset({"id", "names", "players", "card_language", "card_types", "glossary", "rules", "deck", "table"})
+GAME_KEYS = frozenset({"id", "order", "names", "players", "card_language", "card_types", "glossary", "rules", "deck",
+                       "table"})
 
 
 @dataclass(frozen=True)
@@ -91,12 +92,12 @@ class GameInfo:
         )
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """LDict/LList → dict/list, so the data can be stored as JSON."""
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: plain(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     return value
 
 
@@ -109,6 +110,9 @@ def load_game(path: Path, shown: str | None = None) -> GameInfo:
     game_id = top.ident("id")
     if path.parent.name != game_id:
         raise top.fail("id", f"expected '{path.parent.name}' (the folder's name), got {game_id!r}")
+    order = top.get("order", int)  # its place in the games menu (read by companion.registry)
+    if order is not None and order < 1:
+        raise top.fail("order", f"expected a whole number of 1 or more, got the number {order}")
     names = top.texts("names", langs=("fr", "en"))
     players_raw = top.get("players", dict, required=True)
     pc = Checker(shown, players_raw, "players")
@@ -162,8 +166,8 @@ def load_game(path: Path, shown: str | None = None) -> GameInfo:
                 raise Checker(shown, glossary_raw[i], f"glossary[{i}]").fail(
                     "see", f"no rules section with id {target!r}")
 
-    deck = _plain(top.get("deck", dict, default={}))
-    table = _plain(top.get("table", dict, default={}))
+    deck = plain(top.get("deck", dict, default={}))
+    table = plain(top.get("table", dict, default={}))
     return GameInfo(id=game_id, names=names, players=players, card_language=card_language,
                     card_types=tuple(card_types), glossary=tuple(glossary), rules=tuple(rules),
                     deck=deck, table=table, path=shown)

@@ -1,9 +1,9 @@
 """The compiled card index: the catalog stored in SQLite in the user cache directory, so that a
 warm start reads one file instead of parsing YAML and krcg's CSV lists.
 
-It is rebuilt only when a source file (cardmap, overlay, VTES lists from ``cards update``) changes
-or krcg's version changes: the key is a hash of their paths, sizes and modification times, plus
-the index format version and krcg's version.
+It is rebuilt only when a source file (cardmap, overlay, a game's own card source such as the
+lists ``cards update`` fetched) changes or a card source's version changes: the key is a hash of
+their paths, sizes and modification times, plus the index format version and the sources' versions.
 
 Stored as JSON, never pickle: reading the cache must not be able to run code, whoever wrote the
 file. Cards are rows (one list per card, fields in ``Card`` order), which keeps a warm start fast.
@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from companion import paths
+from companion import paths, registry
 from companion.cards import catalog as catalog_mod
 from companion.cards.catalog import Catalog
 from companion.cards.gamedata import GameInfo
@@ -36,14 +36,13 @@ def index_path() -> Path:
 
 
 def source_key(cardmap: Path, overlay: Path) -> str:
-    from companion.cards import vtes_update
-    from companion.cards.vtes import krcg_version
-
-    h = hashlib.sha256(f"format {FORMAT}; krcg {krcg_version()}".encode())
-    lists = vtes_update.current()
+    h = hashlib.sha256(f"format {FORMAT}".encode())
     files = catalog_mod.source_files(cardmap, overlay)
-    if lists is not None:
-        files += sorted(p for p in lists.iterdir() if p.is_file())
+    for game_id in registry.builtin_ids():
+        source = registry.hook(game_id, "card_source")
+        if source is not None:
+            h.update(f"; {game_id}: {source.name()} {source.version()}".encode())
+            files += source.files()
     for path in files:
         st = path.stat()
         h.update(f"\n{path}|{st.st_size}|{st.st_mtime_ns}".encode())

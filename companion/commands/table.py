@@ -7,9 +7,11 @@ import argparse
 import json
 import sys
 
+from companion import registry
+
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--game", help="vtes, ascension, res-arcana, rise or astral")
+    p.add_argument("--game", help=f"the game: {registry.help_list()}")
     p.add_argument("--players", help='player names in table order, e.g. "Ann,Bob,Cy"')
     p.add_argument("--seed", type=int, default=None, help="seed of the random draws (first player, dice)")
     p.add_argument("--script", help="file of command words (default: standard input)")
@@ -30,7 +32,6 @@ def run(args: argparse.Namespace) -> int:
     from companion.cards.library import CardLibrary
     from companion.i18n import language, t
     from companion.play.session import Session
-    from companion.table.data import GAMES
     from companion.table.engine import summary_text
     from companion.table.journal import JournalError
 
@@ -82,8 +83,8 @@ def run(args: argparse.Namespace) -> int:
                 return 0
             result = session.resume(args.resume, source=args.source or "script")
         else:
-            if not args.game or args.game not in GAMES:
-                say(t("table.cli.bad_game", game=args.game or "", games=", ".join(GAMES)), sys.stderr)
+            if not args.game or args.game not in registry.ids():
+                say(t("table.cli.bad_game", game=args.game or "", games=registry.help_list()), sys.stderr)
                 return 2
             names = [n.strip() for n in (args.players or "").split(",") if n.strip()]
             if not names:

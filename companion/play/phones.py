@@ -1,4 +1,4 @@
-"""Which seats have a phone, and the cards each of them keeps private (DESIGN.md "Seats, privacy").
+"""Which seats have a phone, and the cards each of them keeps private (README.md, "Phones as seats").
 
 A card laid on the reader of a seat that has a phone is that seat's secret: it is kept here, told
 to that seat's observers only (``private``), and the table only learns that the seat read a card
@@ -33,16 +33,9 @@ def card_json(scan: Any, number: int, games: Callable[[str], Any] | None = None)
     in ``shown`` the same in each language as the console writes it for a screen reader (type,
     cost, clan, disciplines by name; icons as words, never a raw ``[dom]``)."""
     card = scan.card
-    out = {
-        "id": number,
-        "status": scan.status,
-        "ref": scan.ref,
-        "name": card.name if card else "",
-        "types": list(card.types) if card else [],
-        "cost": card.cost if card else "",
-        "text": card.text if card else "",
-        "detail": scan.detail,
-    }
+    seen = scan.to_json()
+    # The card as the table would have shown it; not which tag, reader or seat read it.
+    out = {"id": number, **{k: seen[k] for k in ("status", "ref", "name", "types", "cost", "text", "detail")}}
     if card is not None:
         out["shown"] = {lang: _shown(card, games, lang) for lang in LANGS}
     return out

@@ -15,7 +15,8 @@ from typing import Any
 
 from companion.i18n import language, t
 from companion.play.announcer import Announcer, ear
-from companion.play.keys import Keys, SessionHost
+from companion.play.key_hosts import SessionHost
+from companion.play.keys import Keys
 from companion.play.phones import Phones
 from companion.play.scans import Scans
 from companion.play.session import Session

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Protocol
 
+from companion import registry
 from companion.cards.effects import ESSENCES, GAME_ACTIONS, effects_of
 from companion.cards.model import Card, parse_ref
 from companion.i18n import language, t
@@ -70,10 +71,9 @@ def card_intent(action: str, card: Card, seat: int | None = None, choice: list[s
         args["effect"] = copy.deepcopy(spec)
     if card.extra.get("pair"):
         args["pair"] = card.extra["pair"]
-    if card.game == "vtes" and card.extra.get("crypt") and action == "play" and card.extra.get("capacity"):
-        args["vampire"] = {"name": card.extra.get("printed_name") or card.name,
-                           "capacity": int(card.extra["capacity"])}
-        args.pop("effect", None)
+    own = registry.hook(card.game, "card_intent")  # a game's own way of playing a card
+    if own is not None:
+        args = own(action, card, args)
     return Intent(action, seat, args, source=source)
 
 
@@ -81,9 +81,8 @@ def actions_of(card: Card) -> list[str]:
     """The actions this card has data for, in the game's order."""
     known = effects_of(card)
     out = [a for a in GAME_ACTIONS.get(card.game, ("play",)) if a in known]
-    if card.game == "vtes" and card.extra.get("crypt") and card.extra.get("capacity"):
-        out = ["play"]
-    return out
+    own = registry.hook(card.game, "card_actions")
+    return own(card, out) if own is not None else out
 
 
 def likely_action(game: Game, card: Card, seat: int | None = None) -> str | None:

@@ -10,7 +10,6 @@ typo in a glossary entry never stops a game.
 from __future__ import annotations
 
 import functools
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,13 +17,12 @@ from typing import Any
 
 import yaml
 
+from companion import registry
+
 try:
     _Loader: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML without libyaml
     _Loader = yaml.SafeLoader
-
-GAMES = ("vtes", "ascension", "res-arcana", "rise", "astral")
-
 
 class TableDataError(Exception):
     """The table section of a game is missing or wrong; the message names file and field."""
@@ -75,6 +73,8 @@ class TableData:
     path: str = ""
     # What a front end shows (main counters, seat actions and their commands): see present.py.
     present: dict[str, Any] = field(default_factory=dict)
+    # The game's own command verbs: verb → language → its words (``edge: {en: [edge], ...}``).
+    verbs: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
 
     def name(self, lang: str = "fr") -> str:
         return self.names.get(lang) or self.names.get("fr") or self.id
@@ -119,8 +119,7 @@ def fold(word: str) -> str:
 
 def cardmap_dir() -> Path:
     """Same place as the card library's (``COMPANION_CARDMAP`` overrides, for tests)."""
-    override = os.environ.get("COMPANION_CARDMAP")
-    return Path(override) if override else Path(__file__).resolve().parents[2] / "cardmap"
+    return registry.builtin_dir()
 
 
 def _table_block(text: str) -> str:
@@ -227,7 +226,27 @@ def parse_table(doc: dict[str, Any], shown: str) -> TableData:
         raise TableDataError(f"{where}.present: expected a mapping")
     return TableData(id=str(doc.get("id") or shown), names=_texts(doc.get("names") or {}, f"{shown}: names"),
                      seats_min=seats["min"], seats_max=seats["max"], counters=counters, shared=shared,
-                     phases=tuple(phases), params=params, path=shown, present=present)
+                     phases=tuple(phases), params=params, path=shown, present=present,
+                     verbs=_verbs(table.get("verbs"), f"{where}.verbs"))
+
+
+def _verbs(raw: Any, where: str) -> dict[str, dict[str, tuple[str, ...]]]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise TableDataError(f"{where}: expected a mapping of verb → {{fr: [words], en: [words]}}")
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for verb, by_lang in raw.items():
+        w = f"{where}.{verb}"
+        if not isinstance(by_lang, dict) or not by_lang:
+            raise TableDataError(f"{w}: expected {{fr: [words], en: [words]}}")
+        words: dict[str, tuple[str, ...]] = {}
+        for lang, listed in by_lang.items():
+            if not isinstance(listed, list) or not listed or not all(isinstance(x, str) and x.strip() for x in listed):
+                raise TableDataError(f"{w}.{lang}: expected a list of words")
+            words[str(lang)] = tuple(x.strip() for x in listed)
+        out[str(verb)] = words
+    return out
 
 
 @functools.cache

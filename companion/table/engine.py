@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 
 class Game:
     def __init__(self, journal: Journal, game_id: int, data: TableData, clock: Callable[[], float] = time.time) -> None:
-        from companion.table.rules import rules_for
+        from companion.registry import rules_for
 
         self.journal = journal
         self.id = game_id
@@ -73,7 +73,7 @@ class Game:
         beginning, or seat number), otherwise the first player is drawn."""
         data = data or load_table(game)
         names = [p.strip() for p in players]
-        from companion.table.rules import rules_for
+        from companion.registry import rules_for
 
         rules = rules_for(data)
         options = dict(options or {})
@@ -219,7 +219,7 @@ class Game:
             return Result(False, intent, reason=(r.key, r.values), data=self.data)
         except (KeyError, IndexError, TypeError, ValueError, AttributeError):
             # Only a state the rules never make gets here: a hand-edited or damaged journal
-            # (found by tests/test_fuzz.py). The change is refused; the program goes on.
+            # (found by tests/unit/test_fuzz.py). The change is refused; the program goes on.
             log.exception("game %s: the rules cannot work on this state", self.id)
             return self._refused(intent, "table.refuse.journal", cause="@t:journal.cause.state")
         if intent.verb in QUERIES:

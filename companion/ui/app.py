@@ -7,7 +7,7 @@ app hands each Scan to the Kivy main thread with ``Clock.schedule_once``, where 
 it and speaks it and the screens show it. The card library is loaded by a background worker
 started after the first frame, so the window appears at once with "Chargement des cartes…".
 
-Screens share one Kivy mirror of the core Session (companion/ui/session.py): they show its
+Screens share one Kivy mirror of the core Session (companion/ui/session_mirror.py): they show its
 state and send it intents; it tells them (``on_state``, ``on_result``, ``on_scan``) once the
 engine has written each change to the journal. Keys reach the core's key controller through
 one path, the window's ``on_key_down`` (companion/ui/a11y.py).
@@ -41,7 +41,7 @@ from companion.readers.events import TagEvent
 from companion.tags.resolve import Scan
 from companion.ui import fonts
 from companion.ui.screens.card import CardScreen, reader_label
-from companion.ui.session import Session
+from companion.ui.session_mirror import SessionMirror
 from companion.ui.theme import TEXT_SCALE_MAX, TEXT_SCALE_MIN, theme
 from companion.ui.widgets import sizes
 
@@ -87,7 +87,7 @@ class Root(BoxLayout):
     """The window's content: one screen at a time and the navigation bar (a rail on the left in
     landscape, a bar at the bottom in portrait); text and touch sizes follow the window."""
 
-    def __init__(self, session: Session, **kwargs) -> None:
+    def __init__(self, session: SessionMirror, **kwargs) -> None:
         from companion.ui.widgets.nav import NavBar
 
         super().__init__(**kwargs)
@@ -188,11 +188,11 @@ class Root(BoxLayout):
             self.add_widget(self.manager)
 
 
-def build_root(session: Session | None = None, start: str = "card") -> Root:
+def build_root(session: SessionMirror | None = None, start: str = "card") -> Root:
     """Every screen of ``SCREENS``, sharing one session (a fresh one when none is given), with
     ``start`` shown first."""
     theme.font_name = fonts.register()
-    session = session if session is not None else Session()
+    session = session if session is not None else SessionMirror()
     root = Root(session)
     for spec in SCREENS:
         screen = screen_class(spec)(name=spec.name)
@@ -217,7 +217,7 @@ class CompanionApp(App):
         self.runtime = runtime if runtime is not None else Runtime(library, journal_path=journal_path, voice=voice)
         self.library = self.runtime.library
         self.voice = self.runtime.voice
-        self.session = Session(self.runtime.session, self.voice)  # the screens' mirror of the core's
+        self.session = SessionMirror(self.runtime.session, self.voice)  # the screens' mirror of the core's
         self.runtime.scans.deliver = lambda scan: Clock.schedule_once(partial(self._show_scan, scan))
         self.runtime.scans.news = lambda event: Clock.schedule_once(partial(self._reader_news, event))
         self.last_scan: Scan | None = None

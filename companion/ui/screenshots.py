@@ -73,11 +73,12 @@ class Demo:
         from companion.cards.library import CardLibrary
         from companion.play.voice import Voice
         from companion.ui.app import build_root
-        from companion.ui.session import Session
+        from companion.ui.session_mirror import SessionMirror
 
         self.library = library if library is not None else CardLibrary()
         self.library.games  # noqa: B018 - the index, loaded before any screen asks for it
-        self.session = Session(voice=Voice(enabled=False), journal_path=workdir / "demo.sqlite3", library=self.library)
+        self.session = SessionMirror(voice=Voice(enabled=False), journal_path=workdir / "demo.sqlite3",
+                                     library=self.library)
         self.root = build_root(self.session)
         self.data = demo_data()
         self._extra: dict[str, Any] = {}

@@ -19,11 +19,12 @@ import sys
 import threading
 from typing import Any
 
+from companion import registry
 from companion.i18n import language, t
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--game", help="the game: vtes, ascension, res-arcana, rise or astral")
+    p.add_argument("--game", help=f"the game: {registry.help_list()}")
     p.add_argument("--players", help='player names in table order, e.g. "Ann,Bob"')
     p.add_argument("--seed", type=int, help="seed of the random draws")
     p.add_argument("--first", metavar="NAME", help="the first player the table chose (default: drawn at random)")

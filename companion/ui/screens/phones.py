@@ -24,7 +24,7 @@ from kivy.uix.modalview import ModalView
 from companion.i18n import t
 from companion.ui.theme import theme
 from companion.ui.widgets.buttons import GlyphButton
-from companion.ui.widgets.facing import FacingBox
+from companion.ui.widgets.turned import Turned
 from companion.web.invite import lan_address, qr_png
 from companion.web.server import PhoneServer
 
@@ -84,7 +84,8 @@ class PhonesView(ModalView):
         grid = GridLayout(cols=len(seats) if len(seats) <= 4 else 3, spacing=dp(8))
         self.codes: dict[int, str] = {}
         for seat in seats:
-            box = FacingBox(orientation="vertical", flipped=seat["seat"] in far, spacing=dp(2))
+            turned = Turned(angle=180 if seat["seat"] in far else 0)
+            box = turned.fill(BoxLayout(orientation="vertical", spacing=dp(2)))
             texture = CoreImage(io.BytesIO(qr_png(seat["join"], scale=6)), ext="png").texture
             texture.mag_filter = "nearest"  # the modules stay sharp squares when scaled down or up
             box.add_widget(Image(texture=texture, fit_mode="contain"))
@@ -94,7 +95,7 @@ class PhonesView(ModalView):
             revoke.bind(on_release=lambda _b, n=seat["seat"]: self.revoke(n))
             box.add_widget(revoke)
             self.codes[seat["seat"]] = seat["code"]
-            grid.add_widget(box)
+            grid.add_widget(turned)
         body.add_widget(grid)
         self.spectator = invitation["spectator"]
         note = t("phones.spectator", url=self.spectator)
