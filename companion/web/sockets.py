@@ -29,6 +29,7 @@ LOG_KEPT = 50  # log messages a phone gets when it joins or comes back
 QUEUE_LIMIT = 2000  # messages waiting for one phone before it is cut off (it reconnects)
 MAX_MESSAGE = 16 * 1024
 STRIKES = 50  # messages refused for their rate before the socket is closed
+CLOSE_TIMEOUT = 2.0  # seconds a closing socket is given to answer the close
 LANGS = ("fr", "en")
 
 
@@ -99,7 +100,9 @@ class Sockets:
         if not server.origin_ok(request.headers.get("Origin")):
             raise server.error(403, "phones.api.bad_origin")
         role, seat, device = server.identify(request, query=True)
-        ws = web.WebSocketResponse(heartbeat=20, max_msg_size=MAX_MESSAGE)
+        # No compression (a phone's messages are a few bytes; inflating costs the loop), and a
+        # short close handshake: a flooder being shown the door is not waited for.
+        ws = web.WebSocketResponse(heartbeat=20, max_msg_size=MAX_MESSAGE, compress=False, timeout=CLOSE_TIMEOUT)
         await ws.prepare(request)
         client = Client(ws, seat, Bucket(server.rate, server.burst), device)
         self.feeds.clients.add(client)
@@ -114,7 +117,10 @@ class Sockets:
                 if not client.bucket.take() or (seat is not None and not server.bucket_of(seat).take()):
                     client.strikes += 1
                     if client.strikes >= STRIKES:  # still flooding after being told: gone
+                        self.feeds.clients.discard(client)
                         await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"too many messages")
+                        if request.transport is not None:
+                            request.transport.abort()  # its remaining junk is never read
                         break
                     if msg.type == WSMsgType.TEXT and seat is not None:
                         self.feeds.send(client, {"type": "reply", "ok": False, "lines": [t("phones.api.slow_down")]})
