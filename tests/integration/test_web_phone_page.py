@@ -125,3 +125,48 @@ def test_rise_restoration_from_the_phones_own_button_and_the_log_says_who(browse
         cb.close()
         server.stop()
         runtime.close()
+
+
+def test_a_phone_comes_back_by_itself_after_the_table_crashes_and_resumes(browser, tmp_path: Path) -> None:  # noqa: F811
+    """kill -9 of ``serve``, then ``serve --resume ID`` on the same port: the phone that joined
+    with its code reconnects with no new code and shows the table again. Before: "Jeton inconnu ou
+    révoqué" and "Connexion perdue, nouvel essai…" for ever."""
+    import json
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    journal = tmp_path / "games.sqlite3"
+
+    def serve(*args: str) -> tuple[subprocess.Popen, dict]:
+        proc = subprocess.Popen([sys.executable, "-m", "companion", "serve", *args, "--port", str(port), "--json",
+                                 "--journal", str(journal)],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return proc, json.loads(proc.stdout.readline())
+
+    proc, invitation = serve("--game", "res-arcana", "--players", "Ann,Bob", "--first", "Ann")
+    context, page = phone(browser, invitation["seats"][0]["join"])
+    try:
+        expect = playwright.expect
+        expect(page.locator("h1")).to_have_text("Ma place : Ann")
+        expect(page.locator("#status")).to_have_text("Connecté.")
+        page.get_by_role("button", name="Or plus 1").click()
+        expect(page.locator("#seats")).to_contain_text("Or 2")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        expect(page.locator("#status")).to_have_text("Connexion perdue, nouvel essai…")
+        proc, again = serve("--resume", str(invitation["game"]))
+        expect(page.locator("#status")).to_have_text("Connecté.", timeout=30_000)
+        page.get_by_role("button", name="Or plus 1").click()  # the same token acts again
+        expect(page.locator("#seats")).to_contain_text("Or 3")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        context.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
