@@ -63,7 +63,8 @@ def seat_command(session: Any, seat: int, command: str, lang: str = "fr", source
             intent.seat = own  # "pool -2" on Ann's phone is Ann's pool
         elif intent.seat is not None and intent.seat != own:
             return {"ok": False, "lines": [t("phones.api.not_your_seat", lang)], "status": 403}
-        elif intent.verb not in ANY_TIME and active_seat(session) != seat:
+        elif (intent.verb not in ANY_TIME and active_seat(session) != seat
+              and not _offered(session, own, intent.verb, words[0].lower() if words else "")):
             return {"ok": False, "lines": [why_waiting(session, seat, lang)], "status": 403}
         intent.args["by"] = own  # its author: the seat's undo takes back its own changes only
         result = session.apply(intent, source=source)
@@ -129,6 +130,18 @@ def why_waiting(session: Any, seat: int, lang: str = "fr") -> str:
     if active is None or active == seat or not 1 <= active <= len(names):
         return t("phones.api.not_your_turn", lang)
     return t("phones.waiting_for", lang, name=names[active - 1])
+
+
+def _offered(session: Any, own: int, verb: str, word: str) -> bool:
+    """Whether the seat's action list offers that verb now (typed rather than tapped): Res Arcana's
+    life loss or taking essences back happen in another player's turn."""
+    game = session.game
+    for action in present.seat_actions(game.rules, game.state, own, "fr"):
+        for template in action.commands:
+            first = template.split()[0].lower() if template.split() else ""
+            if first and first in (verb, word):
+                return True
+    return False
 
 
 def action_menu(session: Any) -> dict[str, list[dict[str, Any]]]:

@@ -443,6 +443,11 @@
       announce(hits.length ? hits[0].title : w("no_hits"));
     });
     $("join-form").addEventListener("submit", (e) => { e.preventDefault(); join($("code").value); });
+    $("command-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const text = $("command").value.trim();
+      if (text) { command(text); $("command").value = ""; }
+    });
   }
 
   // A code (typed, or from the QR code's link) joins once; a later device for the same seat
