@@ -271,3 +271,47 @@ def test_slowloris_with_few_open_files_leaves_an_honest_phone_served(tmp_path: P
     assert proc.returncode == 0
     assert "Traceback" not in err and len(err.splitlines()) < 10, err[-2000:]
     print(err)
+
+
+def test_connections_past_the_caps_are_closed_at_once_and_counted_back(tmp_path: Path) -> None:
+    """The caps themselves: per address and in total; a connection that leaves frees its place."""
+    from companion.web.access import Gate, total_cap
+
+    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+    assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok
+    gate = Gate(per_address=2, total=3)
+    server = PhoneServer(runtime, port=0, gate=gate)
+    server.start()
+    where = urlsplit(server.url)
+    held: list[socket.socket] = []
+
+    def connect(source: str) -> bool:
+        """Whether the server keeps this connection open (a refused one is closed at once)."""
+        s = socket.create_connection((where.hostname, where.port), timeout=5, source_address=(source, 0))
+        s.settimeout(1.0)
+        try:
+            closed = s.recv(1) == b""
+        except TimeoutError:
+            closed = False
+        except ConnectionError:
+            closed = True
+        held.append(s)
+        return not closed
+
+    try:
+        assert [connect("127.0.0.1") for _ in range(3)] == [True, True, False]  # two per address
+        assert [connect("127.0.0.3"), connect("127.0.0.4")] == [True, False]  # three in all
+        held[0].close()
+        for _ in range(50):
+            if gate.count < 3:
+                break
+            asyncio.run(asyncio.sleep(0.05))
+        assert gate.count == 2 and connect("127.0.0.4")  # its place is free again
+        import resource
+
+        assert 8 <= total_cap() < resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    finally:
+        for s in held:
+            s.close()
+        server.stop()
+        runtime.close()
