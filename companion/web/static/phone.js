@@ -43,6 +43,8 @@
   }
 
   function label(names, id) { return names && names[id] ? (names[id][state.lang] || names[id].fr || id) : id; }
+  // A counter not set yet (Rise's summoners' life before they come) is a dash, never "null".
+  function number(value) { return value === null || value === undefined ? "—" : String(value); }
   function words(pair) { return pair ? (pair[state.lang] || pair.fr || "") : ""; }
 
   // -- rendering --------------------------------------------------------------------------------
@@ -104,8 +106,8 @@
         plus.setAttribute("aria-label", w("plus", { counter: name }));
         plus.dataset.counter = cid; plus.dataset.amount = "+1";
         const middle = el("button", { type: "button", className: "value" },
-          el("span", { className: "name", textContent: name }), el("span", { className: "number", textContent: String(value) }));
-        middle.setAttribute("aria-label", w("set_label", { counter: name, value: value }));
+          el("span", { className: "name", textContent: name }), el("span", { className: "number", textContent: number(value) }));
+        middle.setAttribute("aria-label", w("set_label", { counter: name, value: number(value) }));
         middle.dataset.pad = cid;
         box.append(el("div", { className: "counter" }, minus, middle, plus));
       }
@@ -119,7 +121,7 @@
     seats.replaceChildren();
     for (const seat of table.seats) {
       const parts = Object.entries(seat.counters).filter(([cid]) => (names.counters || {})[cid])
-        .map(([cid, v]) => label(names.counters, cid) + " " + v);
+        .map(([cid, v]) => label(names.counters, cid) + " " + number(v));
       const text = w("seat_line", { n: seat.seat, name: seat.name, counters: parts.join(", ") })
         + (seat.out ? " (" + w("out") + ")" : "");
       seats.append(el("li", { textContent: text, className: seat.seat === table.active_seat ? "active" : "" }));
@@ -179,7 +181,10 @@
     list.replaceChildren();
     for (const entry of state.logs) {
       const who = author(entry);
-      for (const line of linesOf(entry)) list.append(el("li", { textContent: who ? who + " — " + line : line }));
+      // The author first, unless the line already starts with that name ("Ann : réserve -1").
+      for (const line of linesOf(entry)) {
+        list.append(el("li", { textContent: who && !line.startsWith(who) ? who + " — " + line : line }));
+      }
     }
     while (list.childNodes.length > 100) list.firstChild.remove();
     list.scrollTop = list.scrollHeight;
