@@ -17,10 +17,20 @@ COMMON = frozenset({"id", "name", "names", "aliases", "type", "subtypes", "cost"
                     "keywords", "confirmed", "source", "faq", "rulings", "stats", "effects"})
 
 
-def cost_text(game: str, cost: dict[str, int], lang: str = "fr") -> str:
+def cost_text(game: str | GameInfo, cost: dict[str, int], lang: str = "fr") -> str:
+    """``2 runes + 1 puissance``: each resource by its word (``cost.<game>.<key>``), else by the
+    name of the table counter it moves (a user's game has no messages of its own)."""
+    info = game if isinstance(game, GameInfo) else None
+    game_id = info.id if info is not None else str(game)
+    table = info.table if info is not None else {}
+    counters = {**(table.get("counters") or {}), **(table.get("shared") or {})}
     parts = []
     for key, amount in cost.items():
-        parts.append(f"{amount} {t(f'cost.{game}.{key}', lang=lang)}")
+        word = t(f"cost.{game_id}.{key}", lang=lang)
+        if word == f"cost.{game_id}.{key}":
+            names = (counters.get(key) or {}).get("names") if isinstance(counters.get(key), dict) else None
+            word = (names.get(lang) or names.get("fr") or key) if isinstance(names, dict) else key
+        parts.append(f"{amount} {word}")
     return " + ".join(parts)
 
 
@@ -47,8 +57,8 @@ def load_cards(path: Path, game: GameInfo, shown: str | None = None, overlay: bo
 def parse_card(shown: str, item: Any, where: str, game: GameInfo, overlay: bool = False) -> Card:
     c = Checker(shown, item, where)
     c.mapping()
-    # Structured fields a game adds to its cards (documented in cardmap/README.md): its own hooks.
-    c.only(COMMON | (registry.hook(game.id, "card_fields") or frozenset()))
+    # Structured fields a game adds to its cards: its game.yaml's card_fields (cardmap/README.md).
+    c.only(COMMON | frozenset(game.card_fields))
     card_id = c.ident("id")
     name = c.get("name", str, required=True)
     names = c.texts("names", required=False, langs=())
@@ -68,7 +78,7 @@ def parse_card(shown: str, item: Any, where: str, game: GameInfo, overlay: bool 
         cost_display = raw_cost
     else:
         cost = c.counts("cost")
-        cost_display = cost_text(game.id, cost, game.card_language)
+        cost_display = cost_text(game, cost, game.card_language)
     points = c.get("points", int, default=0)
     if points < 0:
         raise c.fail("points", f"expected a whole number of 0 or more, got the number {points}")
@@ -81,10 +91,11 @@ def parse_card(shown: str, item: Any, where: str, game: GameInfo, overlay: bool 
     faq = c.str_list("faq")
     if faq:
         extra["faq"] = faq
-    read_own = registry.hook(game.id, "read_card_fields")
-    if read_own is not None:
-        read_own(c, extra)
-    effects = parse_effects(c, game.id)
+    _own_fields(c, game, extra)
+    check_own = registry.hook(game.id, "check_card_fields")  # a game's closer checks, in its code
+    if check_own is not None:
+        check_own(c, extra)
+    effects = parse_effects(c, game)
     if effects:
         extra["effects"] = effects
     text = c.get("text", str, required=True)
@@ -94,3 +105,26 @@ def parse_card(shown: str, item: Any, where: str, game: GameInfo, overlay: bool 
         aliases=tuple(c.str_list("aliases")), keywords=tuple(keywords),
         rulings=tuple(c.str_list("rulings")) + tuple(faq), flavor=c.get("flavor", str, default=""),
         confirmed=c.get("confirmed", bool, default=True), extra=extra)
+
+
+def _own_fields(c: Checker, game: GameInfo, extra: dict[str, Any]) -> None:
+    """The game's own card fields, each read by its kind; a field with a default is always set."""
+    item = c.mapping()
+    for name, spec in game.card_fields.items():
+        kind, has_default = spec["kind"], "default" in spec
+        if name not in item or item[name] is None:
+            if has_default:
+                extra[name] = spec["default"]
+            continue
+        if kind == "text":
+            extra[name] = c.get(name, str)
+        elif kind == "number":
+            extra[name] = c.get(name, int)
+        elif kind == "counts":
+            extra[name] = c.counts(name)
+        elif kind == "id":
+            extra[name] = c.ident(name)
+        elif kind == "list":
+            extra[name] = plain(c.get(name, list))
+        else:
+            extra[name] = plain(c.get(name, dict))

@@ -43,8 +43,10 @@ class Catalog:
         self.errors.setdefault(game, []).append(message)
 
 
-def source_files(cardmap: Path, overlay: Path | None) -> list[Path]:
+def source_files(cardmap: Path, overlay: Path | None, user_games: Path | None = None) -> list[Path]:
     files = sorted(cardmap.glob("*/*.yaml"))
+    if user_games is not None and user_games.is_dir():
+        files += sorted(user_games.glob("*/*.yaml"))
     if overlay is not None and overlay.is_dir():
         files += sorted(overlay.glob("*.yaml"))
     return files
@@ -53,12 +55,27 @@ def source_files(cardmap: Path, overlay: Path | None) -> list[Path]:
 Progress = Callable[[int, int, str], None]  # (games done, games in all, the game now being read)
 
 
+def game_folders(cardmap: Path, user_games: Path | None = None) -> list[Path]:
+    """The shipped games' folders, then the user's own games (``<data dir>/games/<id>/``), each
+    a game by data alone; a user's folder never shadows a shipped game of the same id."""
+    folders = sorted(p for p in cardmap.iterdir() if p.is_dir() and (p / "game.yaml").exists())
+    if user_games is not None and user_games.is_dir():
+        taken = {p.name for p in folders}
+        folders += sorted(p for p in user_games.iterdir()
+                          if p.is_dir() and (p / "game.yaml").exists() and p.name not in taken)
+    return folders
+
+
 def build(cardmap: Path | None = None, overlay: Path | None = None, with_sources: bool = True,
-          progress: Progress | None = None) -> Catalog:
+          progress: Progress | None = None, user_games: Path | None = None) -> Catalog:
+    """Everything known; ``user_games`` defaults to the user's games folder when the shipped
+    cardmap is the default one too (a test's own cardmap comes alone)."""
+    if cardmap is None and user_games is None:
+        user_games = registry.user_dir()
     cardmap = cardmap or cardmap_dir()
     overlay = overlay if overlay is not None else overlay_dir()
     catalog = Catalog()
-    folders = sorted(p for p in cardmap.iterdir() if p.is_dir() and (p / "game.yaml").exists())
+    folders = game_folders(cardmap, user_games)
     for done, folder in enumerate(folders):
         if progress is not None:
             progress(done, len(folders), folder.name)

@@ -26,26 +26,31 @@ from companion.cards import catalog as catalog_mod
 from companion.cards.catalog import Catalog
 from companion.cards.gamedata import GameInfo
 from companion.cards.model import Card
+from companion.i18n import add_messages
 
 log = logging.getLogger(__name__)
-FORMAT = 7  # bump when the stored shape of Card/GameInfo changes
+FORMAT = 10  # bump when the stored shape of Card/GameInfo changes
 
 
 def index_path() -> Path:
     return paths.cache_dir() / "cards-index.sqlite3"
 
 
-def source_key(cardmap: Path, overlay: Path) -> str:
+def source_key(cardmap: Path, overlay: Path, user_games: Path | None = None) -> str:
     h = hashlib.sha256(f"format {FORMAT}".encode())
-    files = catalog_mod.source_files(cardmap, overlay)
+    files = catalog_mod.source_files(cardmap, overlay, user_games)
     for game_id in registry.builtin_ids():
         source = registry.hook(game_id, "card_source")
         if source is not None:
             h.update(f"; {game_id}: {source.name()} {source.version()}".encode())
             files += source.files()
     for path in files:
-        st = path.stat()
-        h.update(f"\n{path}|{st.st_size}|{st.st_mtime_ns}".encode())
+        try:
+            st = path.stat()
+        except OSError as exc:  # a dangling link, a loop: the loader names it; the key notes it
+            h.update(f"\n{path}|{exc.errno}".encode())
+            continue
+        h.update(f"\n{path}|{st.st_mode}|{st.st_size}|{st.st_mtime_ns}".encode())
     return h.hexdigest()
 
 
@@ -59,7 +64,8 @@ def _read(db_path: Path, key: str) -> Catalog | None:
                 return None
             result = Catalog()
             for game_id, blob in db.execute("SELECT game, data FROM games"):
-                result.games[game_id] = GameInfo.from_json(json.loads(blob))
+                result.games[game_id] = info = GameInfo.from_json(json.loads(blob))
+                add_messages(info.messages)  # a warm start reads no game.yaml: its messages come from here
             for game_id, blob in db.execute("SELECT game, data FROM cards"):
                 result.cards[game_id] = {row[1]: _card(row) for row in json.loads(blob)}
             for game_id, message in db.execute("SELECT game, message FROM errors ORDER BY rowid"):
@@ -121,15 +127,16 @@ def load(cardmap: Path | None = None, overlay: Path | None = None, rebuild: bool
          progress: catalog_mod.Progress | None = None) -> tuple[Catalog, bool]:
     """The catalog, from the index when it is current. Returns (catalog, rebuilt); ``progress``
     hears of each game while the index is being rebuilt (the first start takes seconds)."""
+    user_games = registry.user_dir() if cardmap is None else None  # a test's own cardmap comes alone
     cardmap = cardmap or catalog_mod.cardmap_dir()
     overlay = overlay if overlay is not None else catalog_mod.overlay_dir()
-    key = source_key(cardmap, overlay)
+    key = source_key(cardmap, overlay, user_games)
     db_path = index_path()
     if not rebuild:
         cached = _read(db_path, key)
         if cached is not None:
             return cached, False
-    result = catalog_mod.build(cardmap, overlay, progress=progress)
+    result = catalog_mod.build(cardmap, overlay, progress=progress, user_games=user_games)
     if result.transient:
         return result, True  # not cached: the next start tries krcg again
     if not paths.writable(db_path.parent):  # a read-only home: the index is rebuilt each start

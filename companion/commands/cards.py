@@ -170,6 +170,7 @@ def _update(args) -> int:
 
 
 def _validate(args) -> int:
+    from companion import registry
     from companion.cards import catalog
     from companion.i18n import t
 
@@ -179,7 +180,10 @@ def _validate(args) -> int:
         return 2
     overlay = None if args.dir else catalog.overlay_dir()
     # krcg's VTES list is not a file of the cardmap: it is checked by the test suite, not here.
-    result = catalog.build(folder, overlay if overlay is not None else Path("/nonexistent"), with_sources=False)
+    # With no --dir: the shipped games, the user's own games and cards.
+    user_games = None if args.dir else registry.user_dir()
+    result = catalog.build(folder, overlay if overlay is not None else Path("/nonexistent"), with_sources=False,
+                           user_games=user_games)
     errors = [e for msgs in result.errors.values() for e in msgs]
     count = sum(len(c) for c in result.cards.values())
     if args.json:
@@ -220,7 +224,7 @@ def _add(args, library) -> int:
         print(t("cards.missing_fields", fields=", ".join(missing), first=missing[0]), file=sys.stderr)
         return 2
     if args.cost:
-        fields["cost"] = _parse_cost(args.cost, game.id)
+        fields["cost"] = _parse_cost(args.cost, game.effects.get("cost_key", "any"))
     if args.keywords:
         fields["keywords"] = [k.strip() for k in args.keywords.split(",") if k.strip()]
     if args.stat:
@@ -241,8 +245,8 @@ def _number(text: str) -> int | str:
     return int(text) if text.lstrip("-").isdigit() else text
 
 
-def _parse_cost(text: str, game: str) -> dict[str, int] | str:
-    default_key = {"astral": "energy", "rise": "coins", "ascension": "runes"}.get(game, "any")
+def _parse_cost(text: str, default_key: str) -> dict[str, int] | str:
+    """``3`` (in the game's usual resource, its effects.cost_key), ``or=2, vie=1``, or free text."""
     if text.isdigit():
         return {default_key: int(text)}
     parts = {}

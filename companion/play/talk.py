@@ -120,7 +120,8 @@ class Talk:
             return
         lang = self.lang
         if not rest:
-            self._say(t("talk.rule_what", lang, example="edge" if game.data.id == "vtes" else "phase"))
+            example = game.data.present.get("rule_example") or "phase"  # a word of the game's glossary
+            self._say(t("talk.rule_what", lang, example=example))
             return
         query = " ".join(rest)
         info = self.library.game(game.data.id) if self.library is not None else None

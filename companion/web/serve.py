@@ -56,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
     # and the game must then be closed cleanly, not killed.
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    if hasattr(signal, "SIGHUP"):  # the terminal closed: the same clean end
+        signal.signal(signal.SIGHUP, lambda *_: stop.set())
     try:
         if args.reader:
             try:
@@ -109,6 +111,8 @@ def run(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             pass
         server.stop()
+        game = session.game
+        print(t("talk.bye_game", id=game.id) if game is not None else t("console.bye"), file=sys.stderr)
         return 0
     finally:
         runtime.close()

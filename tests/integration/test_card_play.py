@@ -525,6 +525,7 @@ def test_a_card_added_with_cards_add_is_played_from_a_script(tmp_path: Path) -> 
     import os
 
     env = {**os.environ, "COMPANION_HOME": str(tmp_path / "home")}
+    env.pop("COMPANION_CACHE", None)  # a card added in this home: its own card index
 
     def run(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True,

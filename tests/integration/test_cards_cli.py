@@ -13,8 +13,9 @@ ROOT = Path(companion.__file__).resolve().parents[1]
 
 def run(*args: str, home: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ)
-    if home is not None:
+    if home is not None:  # a home of the test's own, with its own cards: its own card index too
         env["COMPANION_HOME"] = str(home)
+        env.pop("COMPANION_CACHE", None)
     return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True,
                           timeout=90, env=env, input=stdin)
 

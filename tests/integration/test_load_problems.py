@@ -23,6 +23,7 @@ BLOCK_KRCG = "import sys; sys.modules['krcg'] = None\n"  # "import krcg" now rai
 @pytest.fixture
 def no_krcg(monkeypatch, tmp_path: Path):
     monkeypatch.setenv("COMPANION_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("COMPANION_CACHE", raising=False)  # no index built with krcg: this one has none
     for name in [m for m in sys.modules if m == "krcg" or m.startswith("krcg.")]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "krcg", None)
@@ -68,6 +69,7 @@ def test_a_broken_game_file_is_a_load_problem_too(tmp_path: Path) -> None:
 
 def test_the_console_says_it_at_start(tmp_path: Path) -> None:
     env = {**os.environ, "COMPANION_HOME": str(tmp_path / "home")}
+    env.pop("COMPANION_CACHE", None)  # no index built with krcg: this program has none
     script = BLOCK_KRCG + ("from companion.cli import main\n"
                            "sys.exit(main(['console', '--reader', 'sim', '--count', '0']))\n")
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120,
@@ -110,6 +112,7 @@ def test_the_app_home_shows_and_says_it_at_start(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "COMPANION_HOME": str(tmp_path / "home"), "COMPANION_SPEECH": "silent",
            "SDL_VIDEODRIVER": "offscreen", "KIVY_NO_ARGS": "1", "PYTHONPATH": str(root)}
+    env.pop("COMPANION_CACHE", None)  # no index built with krcg: this program has none
     out = tmp_path / "report.json"
     done = subprocess.run([sys.executable, "-c", APP_WITHOUT_KRCG, str(out)], cwd=root, env=env,
                           capture_output=True, text=True, timeout=150)

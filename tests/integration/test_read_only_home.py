@@ -41,6 +41,7 @@ def read_only(folder: Path):
 
 def companion(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
     env = {**os.environ, "COMPANION_HOME": str(home)}
+    env.pop("COMPANION_CACHE", None)  # the cache is read-only too: inside the read-only home
     return subprocess.run([sys.executable, "-m", "companion", "--lang", "en", *args], cwd=ROOT, env=env,
                           input=stdin, capture_output=True, text=True, timeout=120)
 

@@ -63,10 +63,9 @@ def slow() -> tuple[Speaker, SilentBackend]:
 
 
 @pytest.fixture(scope="module")
-def library() -> CardLibrary:
-    lib = CardLibrary()
-    lib.load("vtes")
-    return lib
+def library(card_library) -> CardLibrary:
+    card_library.load("vtes")
+    return card_library  # the session's (conftest.py)
 
 
 LONG = "a long card text that goes on and on " * 3

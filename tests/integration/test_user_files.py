@@ -67,6 +67,7 @@ def test_the_rest_of_the_library_loads(tmp_path: Path) -> None:
 
 def companion(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
     env = {**os.environ, "COMPANION_HOME": str(home)}
+    env.pop("COMPANION_CACHE", None)  # the user's files in this home: its own card index
     return subprocess.run([sys.executable, "-m", "companion", "--lang", "en", *args], cwd=ROOT, env=env,
                           input=stdin, capture_output=True, text=True, timeout=50)
 

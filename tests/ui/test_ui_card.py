@@ -27,11 +27,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # --- fixtures --------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def resolver():
-    from companion.cards.library import CardLibrary
+def resolver(card_library):
     from companion.tags.resolve import Resolver
 
-    library = CardLibrary()
+    library = card_library  # the session's (conftest.py)
     assert library.get(GOVERN) is not None, library.errors()
     return Resolver(library)
 
@@ -261,7 +260,7 @@ def test_whole_app_shows_speaks_repeats_and_quits(window, tmp_path):
     assert report["title"] == GOVERN_SHOWN and report["mode"] == "card"
     assert report["where"] == "Lecteur : simulateur"
     # Spoken through companion.speech (silent backend): once when laid, once more for R (the
-    # Home screen also said its name when it opened: companion/ui/keys.py).
+    # Home screen also said its name when it opened: companion/ui/a11y.py).
     spoken = [s for s in report["spoken"] if not s.startswith("Écran ")]
     assert len(spoken) == 2 and all(GOVERN_SHOWN in s for s in spoken)
     assert report["first_frame_after"] is not None and report["first_frame_after"] < 3.0

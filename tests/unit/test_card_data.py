@@ -3,6 +3,7 @@ holds the facts the rules (../shared/seeds) state: component counts, pairs, cost
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import unicodedata
@@ -51,6 +52,11 @@ def minimal_game_yaml(game: str, types: list[str]) -> str:
     for t in types:
         lines += [f"  - id: {t}", f"    names: {{fr: {t}, en: {t}}}"]
     lines += ["glossary: []", "rules: []", 'deck: {text: {fr: "x", en: "x"}}']
+    # The resources and actions its cards' effects may name, and its own card fields, are the
+    # game's (game.yaml effects: and card_fields:).
+    real = yaml.safe_load((CARDMAP / game / "game.yaml").read_text(encoding="utf-8"))
+    lines.append("effects: " + json.dumps(real["effects"]))
+    lines.append("card_fields: " + json.dumps(real.get("card_fields", {})))
     return "\n".join(lines) + "\n"
 
 

@@ -12,7 +12,6 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 CARDMAP = ROOT / "cardmap"
-SEEDS = ROOT.parent / "shared" / "seeds"
 GAMES = ("vtes", "ascension", "res-arcana", "rise", "astral")
 SEED_FILES = {
     "ascension": "000_7ffc4e755ddb2a50.txt",
@@ -235,9 +234,9 @@ def test_every_seed_term_has_an_entry(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", GAMES)
-def test_seed_terms_are_really_in_the_seed(name: str) -> None:
+def test_seed_terms_are_really_in_the_seed(name: str, rulebooks: Path) -> None:
     """Guards the lists above against typos: each term is printed in its seed."""
-    seed = SEEDS / SEED_FILES[name]
+    seed = rulebooks / SEED_FILES[name]
     if not seed.exists():
         pytest.skip(f"seed {seed} not available")
     text = fold(seed.read_text(encoding="utf-8"))

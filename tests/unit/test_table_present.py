@@ -19,7 +19,10 @@ from companion.ui.table_layout import (
     ANGLES,
     SIDES,
     default_sides,
+    pack_rows,
     plan_panel,
+    plan_strip,
+    plan_table,
     table_frames,
     valid_sides,
 )
@@ -175,6 +178,34 @@ def test_frames_tile_the_screen_without_overlap(count, size):
     for f in frames:
         assert f.angle == ANGLES[f.side]
         assert (f.w, f.h) == ((f.box[2], f.box[3]) if f.angle in (0, 180) else (f.box[3], f.box[2]))
+
+
+@pytest.mark.parametrize("width", [100, 200, 320, 480, 800])
+def test_the_strip_keeps_its_buttons_apart_inside_it_and_under_its_words(width):
+    widths, touch, gap = [70.0, 70.0, 70.0, 90.0, 80.0, 100.0], 62.0, 5.0
+    box = (10.0, 20.0, float(width), 500.0)
+    rows = pack_rows(widths, width, touch, gap)
+    assert [i for row in rows for i in row] == list(range(len(widths)))  # each once, in order
+    strip = plan_strip(box, widths, 26.0, touch, gap)
+    for k, a in enumerate(strip.items):
+        assert a[2] >= touch and a[3] == touch  # a touch target
+        assert box[0] <= a[0] and a[0] + a[2] <= box[0] + box[2] + 0.01
+        for b in strip.items[k + 1:]:
+            assert min(a[0] + a[2], b[0] + b[2]) <= max(a[0], b[0]) + 0.01 or \
+                min(a[1] + a[3], b[1] + b[3]) <= max(a[1], b[1]) + 0.01, (a, b)
+    top = max(a[1] + a[3] for a in strip.items)
+    assert min(strip.message[1], strip.phase[1], strip.turn[1]) >= top
+
+
+@pytest.mark.parametrize("count", range(1, 7))
+def test_every_seat_gets_the_same_number_size(count):
+    sides = default_sides(count)
+    table = plan_table(800, 480, sides, [70.0] * 5, 80.0, touch=62.0, gap=5.0, wanted=170.0,
+                       plan_for=lambda f: plan_panel(f.w, f.h, mains=1, chips=2, digits=2, touch=62.0, mm=5.2,
+                                                     head=24.0, small=16.0))
+    assert len(table.frames) == len(table.plans) == count
+    assert len({p.main_font for p in table.plans}) == 1 and table.plans[0].main_font > 16.0
+    assert len(pack_rows([70.0] * 5, table.strip[2], 62.0, 5.0)) <= 4
 
 
 def test_sides_chosen_or_default():

@@ -94,3 +94,27 @@ def card_intent(action: str, card: Any, args: dict[str, Any]) -> dict[str, Any]:
 def card_actions(card: Any, actions: list[str]) -> list[str]:
     """A vampire with its capacity can always be played (brought out), whatever its costs."""
     return ["play"] if card.extra.get("crypt") and card.extra.get("capacity") else actions
+
+
+def effects_of(card: Any) -> dict[str, dict[str, Any]]:
+    """What playing a library card does, from krcg's pool cost; blood and conviction costs are
+    said with the proposal (the players pay them from a vampire or an imbued)."""
+    if card.extra.get("crypt"):
+        return {}  # a vampire is influenced out, not paid for: the table's `vampire` verb
+    spec: dict[str, Any] = {}
+    cost = card.extra.get("pool_cost")
+    if isinstance(cost, int) or (isinstance(cost, str) and cost.isdigit()):
+        spec["pay"] = {"pool": int(cost)}
+    elif cost not in (None, ""):
+        spec["ask"] = _said("effects.vtes.pool_variable", cost)
+    for key in ("blood_cost", "conviction_cost"):
+        value = card.extra.get(key)
+        if value not in (None, ""):
+            spec["ask"] = _said(f"effects.vtes.{key}", value)
+    return {"play": spec} if spec else {}
+
+
+def _said(key: str, cost: Any) -> dict[str, str]:
+    from companion.i18n import t
+
+    return {lang: t(key, lang, cost=cost) for lang in ("fr", "en")}

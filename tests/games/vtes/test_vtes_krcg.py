@@ -24,8 +24,8 @@ needs_krcg5 = pytest.mark.skipif(not KRCG5, reason="krcg 4 (Python 3.11) ships n
 
 
 @pytest.fixture(scope="module")
-def library() -> CardLibrary:
-    return CardLibrary()
+def library(card_library) -> CardLibrary:
+    return card_library  # the session's (conftest.py)
 
 
 def test_the_installed_krcg_line_matches_the_python() -> None:
@@ -121,6 +121,7 @@ def test_a_pickle_planted_in_the_temp_folder_is_never_read(tmp_path: Path) -> No
     planted.write_bytes(_planted_pickle(marker))
     before = planted.read_bytes()
     env = {**os.environ, "TMPDIR": str(temp), "COMPANION_HOME": str(tmp_path / "home")}
+    env.pop("COMPANION_CACHE", None)  # its own index: the child must load krcg itself
     script = ("from companion.cards.library import CardLibrary\n"
               "from companion.cards import decks\n"
               "lib = CardLibrary()\n"
@@ -135,6 +136,7 @@ def test_a_pickle_planted_in_the_temp_folder_is_never_read(tmp_path: Path) -> No
 
 def test_the_card_index_holds_json_and_a_planted_pickle_runs_nothing(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("COMPANION_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("COMPANION_CACHE", raising=False)  # an index of its own, built here
     catalog, rebuilt = index.load()
     assert rebuilt and len(catalog.cards["vtes"]) > 4000
     with sqlite3.connect(index.index_path()) as db:

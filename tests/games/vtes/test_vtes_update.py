@@ -81,6 +81,7 @@ def server(site: Path) -> Iterator[str]:
 def home(tmp_path: Path, monkeypatch) -> Iterator[Path]:
     path = tmp_path / "home"
     monkeypatch.setenv("COMPANION_HOME", str(path))
+    monkeypatch.delenv("COMPANION_CACHE", raising=False)  # new lists in this home: its own index
     vtes.forget()
     yield path
     vtes.forget()
@@ -88,6 +89,7 @@ def home(tmp_path: Path, monkeypatch) -> Iterator[Path]:
 
 def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COMPANION_HOME": str(home)}
+    env.pop("COMPANION_CACHE", None)  # new lists in this home: its own index
     return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True, env=env,
                           timeout=300)
 
