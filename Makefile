@@ -19,13 +19,6 @@ $(STAMP): pyproject.toml deploy/system-packages.sh
 run: setup
 	$(BIN)/python -m companion run --demo
 
-# The suite runs in parallel (pytest-xdist, one worker per core; a file's tests stay together and
-# every Kivy window test goes to one worker, see tests/conftest.py): most tests wait on child
-# processes, sockets and emulators. After the whole suite on the project's Python, nox runs the Python-sensitive part of it (card
-# library, VTES through krcg 4 or 5, card updates, decks, search, game data, table rules, speech, card play;
-# noxfile.py lists the files) under every other Python 3.11-3.13 found on PATH or under pyenv,
-# each in its own venv in .nox/ (kept: a second run reinstalls nothing). A missing one is skipped
-# with a line saying so.
 # The hub firmware's tests run it under real MicroPython: its WebAssembly port from npm, run by
 # Node, installed exactly as hardware/firmware/micropython/package-lock.json says.
 MP_DIR := hardware/firmware/micropython
@@ -34,6 +27,14 @@ MP     := $(MP_DIR)/node_modules/.package-lock.json
 $(MP): $(MP_DIR)/package-lock.json
 	cd $(MP_DIR) && npm ci --no-audit --no-fund
 
+# The suite runs in parallel (pytest-xdist, one worker per core; a file's tests stay together and
+# every Kivy window test goes to one worker, see tests/conftest.py): most tests wait on child
+# processes, sockets and emulators. `make test PYTEST_PARALLEL=` runs them one after another.
+# After the whole suite on the project's Python, nox runs the Python-sensitive part of it (card
+# library, VTES through krcg 4 or 5, card updates, decks, search, game data, table rules, speech,
+# card play; noxfile.py lists the files) under every other Python 3.11-3.13 found on PATH or under
+# pyenv, each in its own venv in .nox/ (kept: a second run reinstalls nothing). A missing one is
+# skipped with a line saying so.
 test: setup $(MP)
 	$(BIN)/python -m ruff check companion tests hardware noxfile.py
 	$(BIN)/lint-imports

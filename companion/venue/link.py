@@ -157,7 +157,7 @@ class TableLink:
         if last is None:
             last = self.outbox.get(f"copied:{game.id}", 0)
         newest = last
-        for ev in game.journal.iter_events(game.id):
+        for ev in game.journal.iter_events(game.id, after=last):  # the new ones only: long games stay fast
             if ev.id <= last:
                 continue
             self.outbox.add("journal", {"game_id": game.id, "game": game.data.id, "event": ev.to_json(),
@@ -173,8 +173,12 @@ class TableLink:
         events = game.events()[-LOG_LINES:]
         start = events[0].ts if events else 0.0
         lines = [event_line(game.data, ev, start, language()) for ev in events]
+        state = game.to_json()
+        phase = next((p for p in game.data.phases if p.id == state.get("phase")), None)
+        # The phase in the table's language, for the organiser's board and the judge
+        state["phase_name"] = phase.name(language()) if phase is not None else None
         return {"table": self.table, "ts": self.clock(), "round": self._round(), "game_id": game.id,
-                "game": game.data.id, "state": game.to_json(), "log": lines, "seq": self.outbox.last_seq()}
+                "game": game.data.id, "state": state, "log": lines, "seq": self.outbox.last_seq()}
 
     def _round(self) -> int | None:
         return (self.seating or {}).get("round")
@@ -224,7 +228,8 @@ class TableLink:
         body: dict[str, Any] = {"round": self._round(), "ts": self.clock(), "seat": seat, "why": why[:200]}
         if game is not None:
             snap = self._state_message(game)
-            body.update(phase=snap["state"].get("phase"), active=snap["state"].get("active"), log=snap["log"])
+            body.update(phase=snap["state"].get("phase_name") or snap["state"].get("phase"),
+                        active=snap["state"].get("active"), log=snap["log"])
         self.outbox.add("judge", body)
         self._poke()
 

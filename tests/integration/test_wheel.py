@@ -55,6 +55,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     elsewhere = tmp / "elsewhere"
     elsewhere.mkdir()
     env["COMPANION_HOME"] = str(tmp / "home")
+    env.pop("COMPANION_CACHE", None)  # the installed wheel's own data: its own card index
     return python, {**env, "RUN_IN": str(elsewhere)}
 
 
