@@ -148,6 +148,8 @@ class Console:
                 return
             if self.talk.handle(text):
                 return
+            if any(handle(text) for handle in self.runtime.words):  # the venue's words, when joined
+                return
             if self.keys.amount(text) is not None:
                 return
             keys = keypad_keys(text)
@@ -312,7 +314,7 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
         return 2
     runtime.load_cards()  # before the first card, so that the first scan is fast
     # A game that did not load is said at start, never silent.
-    for problem in runtime.library.load_problems(lang):
+    for problem in [*runtime.library.load_problems(lang), *runtime.file_problems(lang)]:
         print(problem, file=sys.stderr)
         runtime.say(problem, Priority.ERROR)
     try:

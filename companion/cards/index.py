@@ -26,9 +26,10 @@ from companion.cards import catalog as catalog_mod
 from companion.cards.catalog import Catalog
 from companion.cards.gamedata import GameInfo
 from companion.cards.model import Card
+from companion.i18n import add_messages
 
 log = logging.getLogger(__name__)
-FORMAT = 9  # bump when the stored shape of Card/GameInfo changes
+FORMAT = 10  # bump when the stored shape of Card/GameInfo changes
 
 
 def index_path() -> Path:
@@ -44,8 +45,12 @@ def source_key(cardmap: Path, overlay: Path, user_games: Path | None = None) -> 
             h.update(f"; {game_id}: {source.name()} {source.version()}".encode())
             files += source.files()
     for path in files:
-        st = path.stat()
-        h.update(f"\n{path}|{st.st_size}|{st.st_mtime_ns}".encode())
+        try:
+            st = path.stat()
+        except OSError as exc:  # a dangling link, a loop: the loader names it; the key notes it
+            h.update(f"\n{path}|{exc.errno}".encode())
+            continue
+        h.update(f"\n{path}|{st.st_mode}|{st.st_size}|{st.st_mtime_ns}".encode())
     return h.hexdigest()
 
 
@@ -59,7 +64,8 @@ def _read(db_path: Path, key: str) -> Catalog | None:
                 return None
             result = Catalog()
             for game_id, blob in db.execute("SELECT game, data FROM games"):
-                result.games[game_id] = GameInfo.from_json(json.loads(blob))
+                result.games[game_id] = info = GameInfo.from_json(json.loads(blob))
+                add_messages(info.messages)  # a warm start reads no game.yaml: its messages come from here
             for game_id, blob in db.execute("SELECT game, data FROM cards"):
                 result.cards[game_id] = {row[1]: _card(row) for row in json.loads(blob)}
             for game_id, message in db.execute("SELECT game, message FROM errors ORDER BY rowid"):

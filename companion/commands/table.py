@@ -76,10 +76,14 @@ def run(args: argparse.Namespace) -> int:
             if args.export:
                 from companion.table.export import export_json, export_text
 
-                if args.export == "json":
-                    print(json.dumps(export_json(journal, args.resume), ensure_ascii=False, indent=1), file=out)
-                else:
-                    out.write(export_text(journal, args.resume, lang))
+                try:
+                    if args.export == "json":
+                        print(json.dumps(export_json(journal, args.resume), ensure_ascii=False, indent=1), file=out)
+                    else:
+                        out.write(export_text(journal, args.resume, lang))
+                except JournalError as exc:  # a damaged game: said in words, never a traceback
+                    say(t("table.cli.journal_error", error=exc.describe(lang)), sys.stderr)
+                    return 2
                 return 0
             result = session.resume(args.resume, source=args.source or "script")
         else:
@@ -113,6 +117,12 @@ def run(args: argparse.Namespace) -> int:
         else:
             stream = sys.stdin
         source = args.source or ("key" if stream.isatty() else "script")
+        if stream.isatty():
+            # A person types: the card search is built while they read the table, not when they
+            # first name a card (2-3 s). A script names its vampires with their capacity or waits.
+            import threading
+
+            threading.Thread(target=session.library.prepare_search, name="cards", daemon=True).start()
         status = 0
         try:
             for number, line in enumerate(stream, 1):
@@ -127,6 +137,8 @@ def run(args: argparse.Namespace) -> int:
                 if not result.ok and args.strict:
                     status = 3
                     break
+        except KeyboardInterrupt:
+            pass  # Ctrl-C, SIGTERM or SIGHUP (see cli): every change is in the journal; end as at the input's end
         finally:
             if stream is not sys.stdin:
                 stream.close()
@@ -140,3 +152,4 @@ def run(args: argparse.Namespace) -> int:
         return status
     finally:
         session.close()
+

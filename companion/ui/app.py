@@ -361,6 +361,7 @@ class CompanionApp(App):
         self._load_errors = t("ui.cards_failed", games=", ".join(errors)) if errors else ""
         self._notice(self._reader_notice)
         problems = list(errors.values()) if "*" in errors else self.library.load_problems(i18n.language())
+        problems += self.runtime.file_problems(i18n.language())  # a bad collection or settings file
         if problems and self.root.has_screen("home"):  # shown and said at start, never silent
             self.root.get_screen("home").status = " ".join(problems)
             self.voice.say(" ".join(problems), priority="error")
@@ -451,6 +452,19 @@ def configure_window() -> None:
     Config.set("input", "mouse", "mouse,multitouch_on_demand")  # no red dots on right click
 
 
+def _stop_on_signals(app: App) -> None:
+    """SIGTERM (systemd, kill) and SIGHUP close the window as Ctrl-Q does, on Kivy's own thread:
+    the game closed cleanly and the goodbye written."""
+    import signal
+
+    def stop(*_args: object) -> None:
+        Clock.schedule_once(lambda _dt: app.stop())
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), stop)
+
+
 def run_app(reader: str | None) -> int | None:
     """The window; ``reader`` is one or more ``PATH[@SEAT]`` (None: the settings' readers).
     None when no window can be opened here (no GL, no SDL): the caller starts another front end."""
@@ -461,10 +475,12 @@ def run_app(reader: str | None) -> int | None:
         print(t("ui.no_window"), file=sys.stderr)
         return None
     app = CompanionApp(reader_path=reader)
+    _stop_on_signals(app)
     try:
         app.run()
     except KeyboardInterrupt:
-        print(t("console.bye"), file=sys.stderr)
+        pass
     finally:
         app.shutdown()
+    print(t("console.bye"), file=sys.stderr)  # Ctrl-C, Ctrl-Q, SIGTERM or SIGHUP alike
     return 0

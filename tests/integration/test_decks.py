@@ -16,8 +16,8 @@ DECKS = Path(__file__).parents[1] / "fixtures" / "decks"
 
 
 @pytest.fixture(scope="module")
-def library() -> CardLibrary:
-    return CardLibrary()
+def library(card_library) -> CardLibrary:
+    return card_library  # the session's (conftest.py)
 
 
 @pytest.mark.parametrize("name", ["vtes-twd.txt", "vtes-jol.txt", "vtes-lackey.txt", "vtes-vdb.txt"])

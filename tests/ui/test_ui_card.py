@@ -27,11 +27,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # --- fixtures --------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def resolver():
-    from companion.cards.library import CardLibrary
+def resolver(card_library):
     from companion.tags.resolve import Resolver
 
-    library = CardLibrary()
+    library = card_library  # the session's (conftest.py)
     assert library.get(GOVERN) is not None, library.errors()
     return Resolver(library)
 

@@ -40,23 +40,39 @@ def tag(size: str, scale: float) -> str:
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory) -> dict[str, dict[str, dict]]:
-    """{size tag: {game: report}} from one child process per size."""
+    """{size tag: {game: report}} from one child process per size, all started at once (each
+    mostly waits on its GL context and files, and they share the session's card index)."""
     out = tmp_path_factory.mktemp("layout")
     env = dict(os.environ, PYTHONPATH=str(ROOT), SDL_VIDEODRIVER="offscreen", KIVY_NO_ARGS="1",
                KIVY_NO_CONSOLELOG="1", COMPANION_SPEECH="silent", LOCAL_CARDS="1", NO_TRANSLATIONS="1")
     players = ",".join(f"{g}={n}" for g, n in PLAYERS.items())
     found: dict[str, dict[str, dict]] = {}
+    children = {}
+    try:
+        for size, scale in SIZES:
+            folder = out / tag(size, scale)
+            command = [sys.executable, "-m", "companion.ui.screenshots", str(folder), size, ",".join(PLAYERS),
+                       "table", players, "layout", str(scale)]
+            log = out / f"{tag(size, scale)}.log"
+            with log.open("w", encoding="utf-8") as sink:
+                children[size, scale] = subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink,
+                                                         stderr=subprocess.STDOUT)
+        for proc in children.values():
+            proc.wait(timeout=600)
+    finally:
+        for proc in children.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
     for size, scale in SIZES:
         folder = out / tag(size, scale)
-        command = [sys.executable, "-m", "companion.ui.screenshots", str(folder), size, ",".join(PLAYERS), "table",
-                   players, "layout", str(scale)]
-        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr[-3000:]
+        output = (out / f"{tag(size, scale)}.log").read_text(encoding="utf-8", errors="replace")
+        assert children[size, scale].returncode == 0, output[-3000:]
         found[tag(size, scale)] = {}
         for game, n in PLAYERS.items():
             suffix = f"-{n}p" + ("" if scale == 1.0 else f"-{int(scale * 100)}pct")
             picture = folder / f"table-{game}-{size}{suffix}.png"
-            assert picture.is_file(), (picture, done.stdout)
+            assert picture.is_file(), (picture, output[-3000:])
             report = json.loads(picture.with_suffix(".json").read_text(encoding="utf-8"))
             report["png"] = str(picture)
             found[tag(size, scale)][game] = report

@@ -110,6 +110,11 @@ def laid(ref: str | None = None, uid: str = "", seat: int = 1):
 _LIBRARY = {}
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _session_library(card_library) -> None:
+    _LIBRARY["lib"] = card_library  # the session's (conftest.py)
+
+
 def _library():
     from companion.cards.library import CardLibrary
 

@@ -29,10 +29,9 @@ pytestmark = pytest.mark.timeout(60)
 
 
 @pytest.fixture(scope="module")
-def library() -> CardLibrary:
-    lib = CardLibrary()
-    lib.load("vtes")
-    return lib
+def library(card_library) -> CardLibrary:
+    card_library.load("vtes")
+    return card_library  # the session's (conftest.py)
 
 
 # --- numbers ----------------------------------------------------------------------------------

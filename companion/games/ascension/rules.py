@@ -29,8 +29,8 @@ class GameRules(Rules):
     def initial_state(self, players: list[str], seed: int, options: dict[str, Any], now: float) -> dict[str, Any]:
         solo = len(players) == 1
         s = super().initial_state(players + ([CULT] if solo else []), seed, options, now)
-        per = int(self.p.get("honor_per_player", 30))
-        s["shared"]["pool"] = int(self.p.get("honor_solo", 50)) if solo else per * len(players)
+        per = int(self.params.get("honor_per_player", 30))
+        s["shared"]["pool"] = int(self.params.get("honor_solo", 50)) if solo else per * len(players)
         s["shared"]["extra"] = 0
         s["honor_start"] = s["shared"]["pool"]
         s["solo"] = solo
@@ -43,45 +43,45 @@ class GameRules(Rules):
         return s
 
     def draw_first(self, ctx: Ctx, intent: Intent) -> None:
-        if ctx.s["solo"]:  # the player opens; the Cult never takes a turn of its own
+        if ctx.state["solo"]:  # the player opens; the Cult never takes a turn of its own
             ctx.payload.update(draw=0, of=1)
-            ctx.s["first"] = 0
+            ctx.state["first"] = 0
             ctx.note("table.first_player", name=ctx.name(0))
-            ctx.s["round"] = 1
+            ctx.state["round"] = 1
             self.start_turn(ctx, 0)
             return
         super().draw_first(ctx, intent)
 
     def next_seat(self, ctx: Ctx, cur: int) -> int | None:
-        j = self.next_in_play(ctx.s, cur)
-        while j is not None and ctx.s["seats"][j]["cult"]:
-            j = self.next_in_play(ctx.s, j)
+        j = self.next_in_play(ctx.state, cur)
+        while j is not None and ctx.state["seats"][j]["cult"]:
+            j = self.next_in_play(ctx.state, j)
         return j
 
     # -- honor ----------------------------------------------------------------------------
 
     def verb_counter(self, ctx: Ctx, intent: Intent) -> None:
         cid = intent.args["counter"]
-        if ctx.s["over"] and cid != "cards":
+        if ctx.state["over"] and cid != "cards":
             ctx.refuse("table.refuse.over")
         if cid in ("pool", "extra"):
             ctx.refuse("table.ascension.refuse.pool_direct")
         if cid != "honor":
             seat = self.seat_in_play(ctx, intent)
-            if ctx.s["seats"][seat]["cult"] and cid not in ("honor", "cards"):
+            if ctx.state["seats"][seat]["cult"] and cid not in ("honor", "cards"):
                 ctx.refuse("table.ascension.refuse.cult_counter", counter=f"@c:{cid}")
             super().verb_counter(ctx, intent)
-            if ctx.s["over"] and cid == "cards":
+            if ctx.state["over"] and cid == "cards":
                 self.score(ctx)
             return
         seat = self.seat_in_play(ctx, intent)
         ctx.type = "counter"
         ctx.payload["counter"] = cid
         amount, mode = int(intent.args["amount"]), intent.args.get("mode", "+")
-        self.take_honor(ctx, seat, amount if mode == "+" else amount - ctx.s["seats"][seat]["c"]["honor"])
+        self.take_honor(ctx, seat, amount if mode == "+" else amount - ctx.state["seats"][seat]["c"]["honor"])
 
     def take_honor(self, ctx: Ctx, seat: int, delta: int, quiet: bool = False) -> None:
-        s = ctx.s
+        s = ctx.state
         pool, extra = s["shared"]["pool"], s["shared"]["extra"]
         honor = s["seats"][seat]["c"]["honor"]
         if delta == 0:
@@ -112,7 +112,7 @@ class GameRules(Rules):
     # -- cards: heroes and constructs played, the center row acquired, monsters defeated --
 
     def check_card(self, ctx: Ctx, seat: int, action: str, intent: Intent) -> None:
-        s = ctx.s
+        s = ctx.state
         if s["seats"][seat]["cult"]:
             ctx.refuse("table.card.refuse.cult")
         if seat != s["active"]:
@@ -139,7 +139,7 @@ class GameRules(Rules):
         gains = dict(super().card_gains(ctx, seat, spec, intent))
         energized = spec.get("energized")
         # Energize counts the energy gained this turn before the card, never its own.
-        energy = ctx.s["seats"][seat]["c"]["energy"]
+        energy = ctx.state["seats"][seat]["c"]["energy"]
         if energized and energy >= int(energized.get("at", 1)):
             if energized.get("instead"):
                 gains = {}
@@ -160,13 +160,13 @@ class GameRules(Rules):
         ref = str(intent.args.get("card", ""))
         if action in ("acquire", "defeat") and ref:
             # What a seat has taken is what it may later play (a hero, a trophy monster).
-            owned = ctx.s["seats"][seat].setdefault("owned", {})
+            owned = ctx.state["seats"][seat].setdefault("owned", {})
             owned[ref] = owned.get(ref, 0) + 1
 
     # -- turns ----------------------------------------------------------------------------
 
     def end_turn(self, ctx: Ctx) -> None:
-        s = ctx.s
+        s = ctx.state
         if s["solo"] and s["last_round"]:
             # The Cult takes its two cards at the end of every turn of the player, the last one
             # too: its honor is entered first, and the next "end" counts the scores.
@@ -179,15 +179,15 @@ class GameRules(Rules):
         super().end_turn(ctx)
 
     def on_turn_end(self, ctx: Ctx, seat: int) -> None:
-        if ctx.s["solo"]:
+        if ctx.state["solo"]:
             ctx.note("table.ascension.cult_turn")
 
     def on_round_end(self, ctx: Ctx) -> None:
-        if ctx.s["last_round"]:
+        if ctx.state["last_round"]:
             self.score(ctx, final=True)
 
     def score(self, ctx: Ctx, final: bool = False) -> None:
-        s = ctx.s
+        s = ctx.state
         totals = [x["c"]["honor"] + x["c"]["cards"] for x in s["seats"]]
         # Ties go to whoever played later in the first round; in solo the Cult plays after you.
         def later(i: int) -> int:

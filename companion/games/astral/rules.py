@@ -27,16 +27,16 @@ class GameRules(Rules):
         return s
 
     def on_turn_start(self, ctx: Ctx, seat: int) -> None:
-        s = ctx.s
+        s = ctx.state
         me = s["seats"][seat]
         turn = me["turns"]
-        top = int(self.p.get("energy_max", 7))
+        top = int(self.params.get("energy_max", 7))
         if me["c"]["max_energy"] < top:
             self.set_value(ctx, seat, "max_energy", me["c"]["max_energy"] + 1)
         self.set_value(ctx, seat, "energy", me["c"]["max_energy"], quiet=True)
         me["actions"] = {"sbire": 0, "pouvoir": 0}
         me["from_hand"] = False
-        at = self.p.get("states", {"revealed": 3, "cosmic": 5, "astral": 7, "supernova": 9})
+        at = self.params.get("states", {"revealed": 3, "cosmic": 5, "astral": 7, "supernova": 9})
         for state in STATES:
             if turn >= int(at[state]) and state not in me["states"]:
                 me["states"].append(state)
@@ -44,13 +44,13 @@ class GameRules(Rules):
         if turn == 1:
             draw = 0 if seat == s["first"] else 1
         else:
-            draw = int(self.p.get("draw", 2))
+            draw = int(self.params.get("draw", 2))
         ctx.note("table.astral.draw", name=ctx.name(seat), count=draw)
 
     def on_turn_end(self, ctx: Ctx, seat: int) -> None:
-        s = ctx.s
+        s = ctx.state
         me = s["seats"][seat]
-        ctx.note("table.astral.hand_limit", limit=int(self.p.get("hand_limit", 7)))
+        ctx.note("table.astral.hand_limit", limit=int(self.params.get("hand_limit", 7)))
         if me["deck_empty"] and not me["from_hand"]:
             ctx.note("table.astral.sudden_death_lost", name=ctx.name(seat))
             self.lose(ctx, seat)
@@ -60,29 +60,29 @@ class GameRules(Rules):
             self.set_value(ctx, seat, "pv", me["c"]["pv"] - 1)
 
     def lose(self, ctx: Ctx, seat: int) -> None:
-        if ctx.s["over"]:
+        if ctx.state["over"]:
             return
-        ctx.s["seats"][seat]["out"] = True
-        self.finish(ctx, [i for i in range(len(ctx.s["seats"])) if i != seat])
+        ctx.state["seats"][seat]["out"] = True
+        self.finish(ctx, [i for i in range(len(ctx.state["seats"])) if i != seat])
 
     def on_counter_changed(self, ctx: Ctx, seat: int | None, cid: str, old: int | None, new: int) -> None:
-        if seat is None or ctx.s["over"]:
+        if seat is None or ctx.state["over"]:
             return
-        if cid == "stars" and new >= int(self.p.get("stars_to_win", 12)):
+        if cid == "stars" and new >= int(self.params.get("stars_to_win", 12)):
             ctx.note("table.astral.stars_win", name=ctx.name(seat))
             self.finish(ctx, [seat])
-        elif cid == "max_energy" and new < old and ctx.s["seats"][seat]["c"]["energy"] > new:
+        elif cid == "max_energy" and new < old and ctx.state["seats"][seat]["c"]["energy"] > new:
             self.set_value(ctx, seat, "energy", new)  # Energy never stays above its maximum
         elif cid == "pv" and new == 0 and old != 0:
             ctx.note("table.astral.navigator_dead", name=ctx.name(seat))
             self.lose(ctx, seat)
 
     def check_change(self, ctx: Ctx, seat: int | None, cid: str, old: int | None, new: int) -> None:
-        if cid == "max_energy" and new > int(self.p.get("energy_max", 7)):
-            ctx.refuse("table.astral.refuse.energy_max", max=int(self.p.get("energy_max", 7)))
+        if cid == "max_energy" and new > int(self.params.get("energy_max", 7)):
+            ctx.refuse("table.astral.refuse.energy_max", max=int(self.params.get("energy_max", 7)))
 
     def main_action(self, ctx: Ctx, intent: Intent, kind: str) -> None:
-        s = ctx.s
+        s = ctx.state
         seat = s["active"]
         if intent.seat is not None and intent.seat != seat:
             ctx.refuse("table.refuse.not_your_turn", name=ctx.name(intent.seat), active=ctx.name(seat))
@@ -91,7 +91,7 @@ class GameRules(Rules):
         done = sum(me["actions"].values())
         if done >= limit:
             ctx.refuse("table.astral.refuse.actions", name=ctx.name(seat), limit=limit)
-        if me["actions"][kind] >= int(self.p.get("same_type_max", 2)):
+        if me["actions"][kind] >= int(self.params.get("same_type_max", 2)):
             ctx.refuse("table.astral.refuse.same_type", kind=f"@t:table.astral.kind.{kind}")
         cost = int(intent.args.get("cost", 0))
         if cost < 0:
@@ -120,9 +120,9 @@ class GameRules(Rules):
 
     def verb_empty(self, ctx: Ctx, intent: Intent) -> None:
         seat = self.seat_in_play(ctx, intent)
-        if ctx.s["seats"][seat]["deck_empty"]:
+        if ctx.state["seats"][seat]["deck_empty"]:
             ctx.refuse("table.astral.refuse.already_empty", name=ctx.name(seat))
-        ctx.s["seats"][seat]["deck_empty"] = True
+        ctx.state["seats"][seat]["deck_empty"] = True
         ctx.note("table.astral.sudden_death", name=ctx.name(seat))
 
     def verb_win(self, ctx: Ctx, intent: Intent) -> None:
@@ -150,7 +150,7 @@ class GameRules(Rules):
 
     def counter_note(self, s: dict[str, Any], seat: int, cid: str, lang: str) -> tuple[str, dict[str, Any]] | None:
         if cid == "stars":
-            return "ui.of_max", {"max": int(self.p.get("stars_to_win", 12))}
+            return "ui.of_max", {"max": int(self.params.get("stars_to_win", 12))}
         return super().counter_note(s, seat, cid, lang)
 
     def game_marks(self, s: dict[str, Any], seat: int, lang: str) -> list[tuple[str, str]]:

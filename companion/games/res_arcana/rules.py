@@ -29,7 +29,7 @@ class GameRules(Rules):
         return s
 
     def on_first_player(self, ctx: Ctx, first: int) -> None:
-        ctx.s["tile"] = first
+        ctx.state["tile"] = first
 
     def essences(self) -> tuple[str, ...]:
         return tuple(cid for cid, c in self.data.counters.items() if c.group == "essence")
@@ -37,7 +37,7 @@ class GameRules(Rules):
     # -- the round ------------------------------------------------------------------------
 
     def start_turn(self, ctx: Ctx, seat: int) -> None:
-        s = ctx.s
+        s = ctx.state
         self.count_turn(ctx, seat)
         if s["phase"] is None:
             s["phase"] = 0
@@ -47,18 +47,18 @@ class GameRules(Rules):
             ctx.note("table.res.to_act", name=ctx.name(seat))
 
     def verb_next(self, ctx: Ctx, intent: Intent) -> None:
-        phase = self.phase_id(ctx.s)
+        phase = self.phase_id(ctx.state)
         if phase == "collect":
-            ctx.s["phase"] = self.data.phase_index("actions")
+            ctx.state["phase"] = self.data.phase_index("actions")
             self.enter_phase(ctx)
-            ctx.note("table.res.to_act", name=ctx.name(ctx.s["active"]))
+            ctx.note("table.res.to_act", name=ctx.name(ctx.state["active"]))
         elif phase == "actions":
             self.verb_end(ctx, intent)
         else:
             self.victory_check(ctx)
 
     def verb_end(self, ctx: Ctx, intent: Intent) -> None:
-        s = ctx.s
+        s = ctx.state
         if self.phase_id(s) != "actions":
             ctx.refuse("table.res.refuse.not_actions", phase=f"@p:{self.phase_id(s)}")
         if intent.seat is not None and intent.seat != s["active"]:
@@ -66,7 +66,7 @@ class GameRules(Rules):
         self.next_actor(ctx, s["active"])
 
     def next_actor(self, ctx: Ctx, cur: int) -> None:
-        s = ctx.s
+        s = ctx.state
         n = len(s["seats"])
         for k in range(1, n + 1):
             j = (cur + k) % n
@@ -79,7 +79,7 @@ class GameRules(Rules):
         self.enter_phase(ctx)
 
     def verb_pass(self, ctx: Ctx, intent: Intent) -> None:
-        s = ctx.s
+        s = ctx.state
         seat = self.seat_of(ctx, intent)
         if self.phase_id(s) != "actions":
             ctx.refuse("table.res.refuse.not_actions", phase=f"@p:{self.phase_id(s)}")
@@ -108,8 +108,8 @@ class GameRules(Rules):
         return sum(c[e] for e in self.essences()) + c.get("or", 0)  # gold counts twice
 
     def victory_check(self, ctx: Ctx) -> None:
-        s = ctx.s
-        target = int(self.p.get("victory", 10))
+        s = ctx.state
+        target = int(self.params.get("victory", 10))
         scores = [self.points(s, i) for i in range(len(s["seats"]))]
         ctx.note("table.res.check", scores=", ".join(f"{x['name']} {v}" for x, v in zip(s["seats"], scores,
                                                                                          strict=True)))
@@ -135,7 +135,7 @@ class GameRules(Rules):
     # -- essences -------------------------------------------------------------------------
 
     def check_change(self, ctx: Ctx, seat: int | None, cid: str, old: int | None, new: int) -> None:
-        s = ctx.s
+        s = ctx.state
         if seat is None or old is None or self.phase_id(s) != "actions" or not s["seats"][seat]["passed"]:
             return
         # A rival's power may still give essences to a player who has passed; nothing else moves.
@@ -144,11 +144,11 @@ class GameRules(Rules):
         ctx.refuse("table.res.refuse.acting_after_pass", name=ctx.name(seat))
 
     def refuse_if_passed(self, ctx: Ctx, seat: int) -> None:
-        if self.phase_id(ctx.s) == "actions" and ctx.s["seats"][seat]["passed"]:
+        if self.phase_id(ctx.state) == "actions" and ctx.state["seats"][seat]["passed"]:
             ctx.refuse("table.res.refuse.acting_after_pass", name=ctx.name(seat))
 
     def verb_life(self, ctx: Ctx, intent: Intent) -> None:
-        s = ctx.s
+        s = ctx.state
         seat = self.seat_of(ctx, intent, default_active=False)
         amount = int(intent.args.get("amount", 1))
         if amount < 1:
@@ -194,7 +194,7 @@ class GameRules(Rules):
         return hit
 
     def verb_put(self, ctx: Ctx, intent: Intent) -> None:
-        s = ctx.s
+        s = ctx.state
         seat = self.seat_of(ctx, intent)
         self.refuse_if_passed(ctx, seat)
         comp = str(intent.args.get("component", "")).strip()
@@ -218,7 +218,7 @@ class GameRules(Rules):
 
     def verb_take(self, ctx: Ctx, intent: Intent) -> None:
         """Collect: take every essence off one component into the reserve (all or nothing)."""
-        s = ctx.s
+        s = ctx.state
         seat = self.seat_of(ctx, intent)
         if self.phase_id(s) != "collect":
             ctx.refuse("table.res.refuse.take_when")
@@ -233,7 +233,7 @@ class GameRules(Rules):
     # -- cards: artifacts placed, monuments and places of power acquired -----------------
 
     def check_card(self, ctx: Ctx, seat: int, action: str, intent: Intent) -> None:
-        s = ctx.s
+        s = ctx.state
         if self.phase_id(s) != "actions":
             ctx.refuse("table.res.refuse.not_actions", phase=f"@p:{self.phase_id(s)}")
         if seat != s["active"]:
@@ -301,7 +301,7 @@ class GameRules(Rules):
             return pay
         card = str(intent.args.get("name", ""))
         allowed = self._allowed(spec)
-        c = ctx.s["seats"][seat]["c"]
+        c = ctx.state["seats"][seat]["c"]
         left = {e: c[e] - pay.get(e, 0) for e in allowed}
         if chosen:
             if len(chosen) < n_any:
@@ -344,7 +344,7 @@ class GameRules(Rules):
 
     def after_card(self, ctx: Ctx, seat: int, action: str, intent: Intent) -> None:
         spec = intent.args.get("effect") or {}
-        comp = ctx.s["seats"][seat].setdefault("comp", {})
+        comp = ctx.state["seats"][seat].setdefault("comp", {})
         comp[str(intent.args.get("card", ""))] = {"name": str(intent.args.get("name", "")),
                                                   "vp": int(spec.get("vp", 0))}
 

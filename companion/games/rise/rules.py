@@ -26,30 +26,30 @@ class GameRules(Rules):
         return [cid for cid, c in self.data.counters.items() if c.group == "pv"]
 
     def on_first_player(self, ctx: Ctx, first: int) -> None:
-        coins = list(self.p.get("start_coins", [2, 1]))
-        cards = list(self.p.get("start_cards", [6, 4]))
-        for pos in range(len(ctx.s["seats"])):
-            seat = (first + pos) % len(ctx.s["seats"])
+        coins = list(self.params.get("start_coins", [2, 1]))
+        cards = list(self.params.get("start_cards", [6, 4]))
+        for pos in range(len(ctx.state["seats"])):
+            seat = (first + pos) % len(ctx.state["seats"])
             self.set_value(ctx, seat, "coins", coins[pos], quiet=True)
             ctx.note("table.rise.start", name=ctx.name(seat), cards=cards[pos], coins=coins[pos])
 
     def first_phase(self, ctx: Ctx, seat: int) -> int:
-        s = ctx.s
+        s = ctx.state
         if seat == s["first"] and s["seats"][seat]["turns"] == 1:
-            return int(self.p.get("first_turn_phase", 3)) - 1  # the first player skips phases 1 and 2
+            return int(self.params.get("first_turn_phase", 3)) - 1  # the first player skips phases 1 and 2
         return 0
 
     def on_turn_start(self, ctx: Ctx, seat: int) -> None:
-        ctx.s["seats"][seat]["restored"] = False
+        ctx.state["seats"][seat]["restored"] = False
 
     def before_leave_phase(self, ctx: Ctx, phase: str) -> None:
-        if phase == "restoration" and not ctx.s["seats"][ctx.s["active"]]["restored"]:
-            ctx.refuse("table.rise.refuse.restore_first", name=ctx.name(ctx.s["active"]))
+        if phase == "restoration" and not ctx.state["seats"][ctx.state["active"]]["restored"]:
+            ctx.refuse("table.rise.refuse.restore_first", name=ctx.name(ctx.state["active"]))
 
     def verb_end(self, ctx: Ctx, intent: Intent) -> None:
         # The seven phases come in order: ending the turn early never skips the restoration,
         # which every turn has except the first player's first.
-        s = ctx.s
+        s = ctx.state
         seat = s["active"]
         first_turn_of_first = seat == s["first"] and s["seats"][seat]["turns"] == 1
         if not first_turn_of_first and not s["seats"][seat]["restored"]:
@@ -57,7 +57,7 @@ class GameRules(Rules):
         super().verb_end(ctx, intent)
 
     def verb_restore(self, ctx: Ctx, intent: Intent) -> None:
-        s = ctx.s
+        s = ctx.state
         seat = s["active"]
         if intent.seat is not None and intent.seat != seat:
             ctx.refuse("table.refuse.not_your_turn", name=ctx.name(intent.seat), active=ctx.name(seat))
@@ -66,7 +66,7 @@ class GameRules(Rules):
         if s["seats"][seat]["restored"]:
             ctx.refuse("table.rise.refuse.restored", name=ctx.name(seat))
         cards = intent.args.get("cards")
-        choices = {int(k): int(v) for k, v in self.p.get("restore", {2: 1, 1: 2}).items()}
+        choices = {int(k): int(v) for k, v in self.params.get("restore", {2: 1, 1: 2}).items()}
         if cards not in choices:
             ctx.refuse("table.rise.refuse.restore_usage")
         s["seats"][seat]["restored"] = True
@@ -79,11 +79,11 @@ class GameRules(Rules):
         if seat is None or cid not in self.summoners() or new != 0 or old == 0:
             return
         ctx.note("table.rise.summoner_dead", name=ctx.name(seat), summoner=f"@c:{cid}")
-        pv = [ctx.s["seats"][seat]["c"][x] for x in self.summoners()]
+        pv = [ctx.state["seats"][seat]["c"][x] for x in self.summoners()]
         if all(v == 0 for v in pv):
-            ctx.s["seats"][seat]["out"] = True
+            ctx.state["seats"][seat]["out"] = True
             ctx.note("table.rise.lost", name=ctx.name(seat))
-            self.finish(ctx, [i for i in range(len(ctx.s["seats"])) if i != seat])
+            self.finish(ctx, [i for i in range(len(ctx.state["seats"])) if i != seat])
 
     def check_change(self, ctx: Ctx, seat: int | None, cid: str, old: int | None, new: int) -> None:
         if seat is not None and cid in self.summoners() and old == 0 and new > 0:

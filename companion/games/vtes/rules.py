@@ -38,23 +38,23 @@ class GameRules(Rules):
     # -- phases ---------------------------------------------------------------------------
 
     def on_phase_enter(self, ctx: Ctx, phase: str) -> None:
-        s = ctx.s
+        s = ctx.state
         seat = s["active"]
         if phase == "untap":
             if s["seats"][seat]["withdrawing"]:
                 self.leave(ctx, seat)  # a withdrawal declared at the last untap and kept succeeds
                 return
             if s["edge"] == seat:
-                gain = int(self.p.get("edge_pool", 1))
+                gain = int(self.params.get("edge_pool", 1))
                 ctx.note("table.vtes.edge_gain", name=ctx.name(seat), amount=gain)
                 self.set_value(ctx, seat, "pool", s["seats"][seat]["c"]["pool"] + gain)
         elif phase == "influence":
-            table = list(self.p.get("first_transfers", [1, 2, 3]))
+            table = list(self.params.get("first_transfers", [1, 2, 3]))
             # The order of play counts, not seat numbers: a seat ousted before its first turn
             # does not use up the 2 or the 3 of those who play after it.
             pos = sum(1 for i, x in enumerate(s["seats"]) if i != seat and x["turns"] > 0)
             first_turn = s["seats"][seat]["turns"] == 1
-            amount = table[pos] if first_turn and pos < len(table) else int(self.p.get("transfers", 4))
+            amount = table[pos] if first_turn and pos < len(table) else int(self.params.get("transfers", 4))
             self.set_value(ctx, seat, "transfers", amount, quiet=True)
             ctx.note("table.vtes.transfers", name=ctx.name(seat), amount=amount)
 
@@ -65,16 +65,16 @@ class GameRules(Rules):
             return
         if old is not None and new < old:
             self.withdrawal_fails(ctx, seat)
-        if new <= 0 and not ctx.s["seats"][seat]["out"]:
+        if new <= 0 and not ctx.state["seats"][seat]["out"]:
             self.oust(ctx, seat)
 
     def withdrawal_fails(self, ctx: Ctx, seat: int) -> None:
-        if ctx.s["seats"][seat]["withdrawing"]:
-            ctx.s["seats"][seat]["withdrawing"] = False
+        if ctx.state["seats"][seat]["withdrawing"]:
+            ctx.state["seats"][seat]["withdrawing"] = False
             ctx.note("table.vtes.withdraw_failed", name=ctx.name(seat))
 
     def oust(self, ctx: Ctx, seat: int) -> None:
-        s = ctx.s
+        s = ctx.state
         predator = self.predator(s, seat)
         s["seats"][seat]["out"] = True
         s["seats"][seat]["withdrawing"] = False
@@ -83,28 +83,28 @@ class GameRules(Rules):
             s["edge"] = None
         if predator is not None:
             c = s["seats"][predator]["c"]
-            self.set_value(ctx, predator, "vp", c["vp"] + int(self.p.get("oust_vp", 1)))
-            self.set_value(ctx, predator, "pool", c["pool"] + int(self.p.get("oust_pool", 6)))
+            self.set_value(ctx, predator, "vp", c["vp"] + int(self.params.get("oust_vp", 1)))
+            self.set_value(ctx, predator, "pool", c["pool"] + int(self.params.get("oust_pool", 6)))
         self.after_leaving(ctx, seat)
 
     def leave(self, ctx: Ctx, seat: int) -> None:
         """A successful withdrawal: the Methuselah leaves with a victory point; nobody is
         rewarded for it."""
-        s = ctx.s
+        s = ctx.state
         s["seats"][seat]["out"] = True
         s["seats"][seat]["withdrawing"] = False
         ctx.note("table.vtes.withdrawn", name=ctx.name(seat))
-        self.set_value(ctx, seat, "vp", s["seats"][seat]["c"]["vp"] + int(self.p.get("withdraw_vp", 1)))
+        self.set_value(ctx, seat, "vp", s["seats"][seat]["c"]["vp"] + int(self.params.get("withdraw_vp", 1)))
         if s["edge"] == seat:
             s["edge"] = None
         self.after_leaving(ctx, seat)
 
     def after_leaving(self, ctx: Ctx, seat: int) -> None:
-        s = ctx.s
+        s = ctx.state
         left = self.in_play(s)
         if len(left) == 1:
             last = left[0]
-            self.set_value(ctx, last, "vp", s["seats"][last]["c"]["vp"] + int(self.p.get("last_vp", 1)))
+            self.set_value(ctx, last, "vp", s["seats"][last]["c"]["vp"] + int(self.params.get("last_vp", 1)))
             best = max(x["c"]["vp"] for x in s["seats"])
             self.finish(ctx, [i for i, x in enumerate(s["seats"]) if x["c"]["vp"] == best])
             return
@@ -125,19 +125,19 @@ class GameRules(Rules):
 
     def verb_edge(self, ctx: Ctx, intent: Intent) -> None:
         if intent.args.get("none"):
-            if ctx.s["edge"] is None:
+            if ctx.state["edge"] is None:
                 ctx.refuse("table.vtes.refuse.no_edge")
-            ctx.s["edge"] = None
+            ctx.state["edge"] = None
             ctx.note("table.vtes.edge_burnt")
             return
         seat = self.seat_in_play(ctx, intent)
-        if ctx.s["edge"] == seat:
+        if ctx.state["edge"] == seat:
             ctx.refuse("table.vtes.refuse.has_edge", name=ctx.name(seat))
-        ctx.s["edge"] = seat
+        ctx.state["edge"] = seat
         ctx.note("table.vtes.edge", name=ctx.name(seat))
 
     def verb_bleed(self, ctx: Ctx, intent: Intent) -> None:
-        s = ctx.s
+        s = ctx.state
         bleeder = s["active"]
         target = self.prey(s, bleeder) if intent.seat is None else self.seat_in_play(ctx, intent)
         if target is None or target == bleeder:
@@ -154,7 +154,7 @@ class GameRules(Rules):
         self.set_value(ctx, target, "pool", pool - taken)
 
     def verb_withdraw(self, ctx: Ctx, intent: Intent) -> None:
-        s = ctx.s
+        s = ctx.state
         seat = self.seat_in_play(ctx, intent)
         if intent.args.get("cancel"):
             if not s["seats"][seat]["withdrawing"]:
@@ -169,7 +169,7 @@ class GameRules(Rules):
         ctx.note("table.vtes.withdrawing", name=ctx.name(seat))
 
     def _vampire(self, ctx: Ctx, seat: int, name: str) -> str:
-        vamps = ctx.s["seats"][seat]["vampires"]
+        vamps = ctx.state["seats"][seat]["vampires"]
         from companion.table.data import fold
 
         wanted = fold(name)
@@ -184,7 +184,7 @@ class GameRules(Rules):
         cap = intent.args.get("capacity")
         if not name or not isinstance(cap, int) or cap < 1:
             ctx.refuse("table.vtes.refuse.vampire_usage")
-        vamps = ctx.s["seats"][seat]["vampires"]
+        vamps = ctx.state["seats"][seat]["vampires"]
         if name in vamps:
             ctx.refuse("table.vtes.refuse.vampire_exists", vampire=name)
         blood = intent.args.get("blood")
@@ -197,7 +197,7 @@ class GameRules(Rules):
     def verb_blood(self, ctx: Ctx, intent: Intent) -> None:
         seat = self.seat_in_play(ctx, intent)
         vname = self._vampire(ctx, seat, str(intent.args.get("name", "")))
-        v = ctx.s["seats"][seat]["vampires"][vname]
+        v = ctx.state["seats"][seat]["vampires"][vname]
         amount, mode = int(intent.args["amount"]), intent.args.get("mode", "+")
         new = amount if mode == "=" else v["blood"] + amount
         if new < 0:
@@ -213,7 +213,7 @@ class GameRules(Rules):
     def verb_burn(self, ctx: Ctx, intent: Intent) -> None:
         seat = self.seat_in_play(ctx, intent)
         vname = self._vampire(ctx, seat, str(intent.args.get("name", "")))
-        del ctx.s["seats"][seat]["vampires"][vname]
+        del ctx.state["seats"][seat]["vampires"][vname]
         ctx.note("table.vtes.burnt", vampire=vname, name=ctx.name(seat))
 
     # -- cards: pool costs paid, vampires influenced out -----------------------------------

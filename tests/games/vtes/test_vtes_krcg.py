@@ -24,8 +24,8 @@ needs_krcg5 = pytest.mark.skipif(not KRCG5, reason="krcg 4 (Python 3.11) ships n
 
 
 @pytest.fixture(scope="module")
-def library() -> CardLibrary:
-    return CardLibrary()
+def library(card_library) -> CardLibrary:
+    return card_library  # the session's (conftest.py)
 
 
 def test_the_installed_krcg_line_matches_the_python() -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # What a build needs from the source tree (a copy, so that the build never writes into it).
 SOURCES = ("companion", "cardmap", "pyproject.toml", "setup.py", "MANIFEST.in", "README.md")
 
@@ -38,7 +38,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
             shutil.copytree(path, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         else:
             shutil.copy2(path, src / name)
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "COMPANION_CARDMAP")}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "COMPANION_CARDMAP", "COMPANION_CACHE")}
     _run([sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "-w", str(tmp / "dist"), "-q"], src, env)
     (wheel,) = (tmp / "dist").glob("table_companion-*.whl")
 
@@ -55,6 +55,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     elsewhere = tmp / "elsewhere"
     elsewhere.mkdir()
     env["COMPANION_HOME"] = str(tmp / "home")
+    env.pop("COMPANION_CACHE", None)  # the installed wheel's own data: its own card index
     return python, {**env, "RUN_IN": str(elsewhere)}
 
 

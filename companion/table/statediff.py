@@ -1,4 +1,5 @@
-"""Effects: the changes an event makes to the state, as plain set operations with the value
+"""A state diff: the changes an event makes to the state (its "effects" in the journal; not
+a card's effects, which are cards/effects.py), as plain set operations with the value
 before and after. The state is a JSON tree; an effect is ``{"p": path, "o": old, "n": new}``
 (``o`` absent: the key was added; ``n`` absent: it was removed).
 
