@@ -66,9 +66,9 @@ def test_one_pluralisation_helper() -> None:
 
 def test_written_lines_have_no_bracketed_plurals() -> None:
     # the translation table's fill: what the console prints and a braille display shows
-    assert t("table.vtes.transfers", "fr", name="Ann", amount=1) == "Ann reçoit 1 transfert."
-    assert t("table.vtes.transfers", "fr", name="Ann", amount=2) == "Ann reçoit 2 transferts."
-    assert "(s)" not in t("table.astral.draw", "fr", name="Ann", count=1)
+    assert t("cards.load_more", "fr", n=1) == " (et 1 autre problème)"
+    assert t("cards.load_more", "fr", n=3) == " (et 3 autres problèmes)"
+    assert t("table.skipped_events", "en", count=1, ids="4").startswith("1 unreadable journal event skipped")
 
 
 def test_ordinals_and_fractions_as_words() -> None:

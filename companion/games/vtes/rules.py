@@ -227,7 +227,7 @@ class GameRules(Rules):
         # that blood moved there from its Methuselah's pool (transfers at influence).
         seat = self.seat_in_play(ctx, intent)
         cap = vampire.get("capacity")
-        pool = self.value(ctx.s, seat, "pool") or 0
+        pool = self.value(ctx.state, seat, "pool") or 0
         if isinstance(cap, int) and pool < cap:
             ctx.refuse("table.vtes.refuse.vampire_pool", name=ctx.name(seat), vampire=vampire.get("name"),
                        capacity=cap, pool=pool)
@@ -239,7 +239,7 @@ class GameRules(Rules):
 
     def check_card(self, ctx: Ctx, seat: int, action: str, intent: Intent) -> None:
         # A master card is played by its owner in their master phase; out of turn, by another.
-        if intent.args.get("master") and seat == ctx.s.get("active") and self.phase_id(ctx.s) != "master":
+        if intent.args.get("master") and seat == ctx.state.get("active") and self.phase_id(ctx.state) != "master":
             ctx.refuse("table.vtes.refuse.master_phase", name=ctx.name(seat),
                        card=intent.args.get("names") or str(intent.args.get("name", "")), phase="@p:master")
 
