@@ -14,13 +14,14 @@ from typing import Any
 
 from companion.cards.validate import Checker
 from companion.cards.yamlload import load_file
+from companion.i18n import add_messages
 
 GLOSSARY_KINDS = frozenset(
     {"keyword", "ability-passive", "ability-active", "term", "discipline", "clan", "phase", "resource", "card-type"})
 SECTIONS = frozenset(
     {"overview", "setup", "turn", "combat", "actions", "end", "scoring", "variants", "faq", "deck"})
 GAME_KEYS = frozenset({"id", "order", "names", "players", "card_language", "card_types", "card_fields", "glossary",
-                       "rules", "effects", "deck", "table"})
+                       "rules", "effects", "deck", "table", "messages"})
 # The kinds of a game's own card fields (``card_fields:``), read the same way for every game.
 FIELD_KINDS = frozenset({"text", "number", "counts", "id", "list", "mapping"})
 CARD_ACTIONS = ("play", "acquire", "defeat")
@@ -74,6 +75,8 @@ class GameInfo:
     effects: dict[str, Any] = field(default_factory=dict)
     # The game's own fields in cards.yaml: name → {kind, default} (``card_fields:``).
     card_fields: dict[str, Any] = field(default_factory=dict)
+    # Its own messages, key → {fr, en} (``messages:``), for the one translation table.
+    messages: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def name(self, lang: str = "fr") -> str:
         return self.names.get(lang) or self.names.get("fr") or self.id
@@ -100,6 +103,7 @@ class GameInfo:
             rules=tuple(RuleSection(**r) for r in data["rules"]),
             deck=data["deck"], table=data["table"], path=data["path"], effects=data.get("effects") or {},
             card_fields=data.get("card_fields") or {},
+            messages=data.get("messages") or {},
         )
 
 
@@ -193,7 +197,19 @@ def _check_game(path: Path, shown: str, data: Any) -> GameInfo:
     return GameInfo(id=game_id, names=names, players=players, card_language=card_language,
                     card_types=tuple(card_types), glossary=tuple(glossary), rules=tuple(rules),
                     deck=deck, table=table, path=shown, effects=_effects(shown, top),
-                    card_fields=_card_fields(shown, top))
+                    card_fields=_card_fields(shown, top), messages=_messages(shown, top))
+
+
+def _messages(shown: str, top: Checker) -> dict[str, dict[str, str]]:
+    """``messages:``: the game's own sentences, ``key: {fr, en}``, both languages required;
+    they join the translation table as soon as the game is read."""
+    raw = top.get("messages", dict)
+    if raw is None:
+        return {}
+    m = Checker(shown, raw, "messages")
+    out = {str(key): m.texts(str(key), langs=("fr", "en")) for key in raw}
+    add_messages(out)
+    return out
 
 
 def _card_fields(shown: str, top: Checker) -> dict[str, Any]:

@@ -26,9 +26,10 @@ from companion.cards import catalog as catalog_mod
 from companion.cards.catalog import Catalog
 from companion.cards.gamedata import GameInfo
 from companion.cards.model import Card
+from companion.i18n import add_messages
 
 log = logging.getLogger(__name__)
-FORMAT = 9  # bump when the stored shape of Card/GameInfo changes
+FORMAT = 10  # bump when the stored shape of Card/GameInfo changes
 
 
 def index_path() -> Path:
@@ -63,7 +64,8 @@ def _read(db_path: Path, key: str) -> Catalog | None:
                 return None
             result = Catalog()
             for game_id, blob in db.execute("SELECT game, data FROM games"):
-                result.games[game_id] = GameInfo.from_json(json.loads(blob))
+                result.games[game_id] = info = GameInfo.from_json(json.loads(blob))
+                add_messages(info.messages)  # a warm start reads no game.yaml: its messages come from here
             for game_id, blob in db.execute("SELECT game, data FROM cards"):
                 result.cards[game_id] = {row[1]: _card(row) for row in json.loads(blob)}
             for game_id, message in db.execute("SELECT game, message FROM errors ORDER BY rowid"):

@@ -11,6 +11,7 @@ Observers (plain callbacks, called in the caller's thread)::
     phones.subscribe("read", lambda seat: ...)           # public: the seat read a card, nothing more
     phones.subscribe("revealed", lambda seat, card: ...) # public: the seat showed a card
     phones.subscribe("phones", lambda seats: ...)        # public: which seats have a phone now
+    phones.subscribe("proposal", lambda seat, proposal: ...)  # only that seat: what its private card proposes
 """
 
 from __future__ import annotations
@@ -48,13 +49,14 @@ def _shown(card: Any, games: Callable[[str], Any] | None, lang: str) -> dict[str
 
 
 class Phones:
-    EVENTS = ("private", "read", "revealed", "phones")
+    EVENTS = ("private", "read", "revealed", "phones", "proposal")
 
     def __init__(self) -> None:
         self.observers = Observers(*self.EVENTS)
         self._seats: set[int] = set()  # 1-based, as readers are bound (``PATH@2``)
         self._cards: dict[int, deque[tuple[dict[str, Any], Any]]] = {}
         self._numbers = itertools.count(1)
+        self._proposals: dict[int, Any] = {}  # per seat: what its last private card proposes
         self._lock = threading.Lock()
         self.games: Callable[[str], Any] | None = None  # the card library's game data (type names)
 
@@ -78,6 +80,7 @@ class Phones:
             gone = seat in self._seats
             self._seats.discard(seat)
             self._cards.pop(seat, None)
+            self._proposals.pop(seat, None)
             seats = sorted(self._seats)
         if gone:
             self.observers.emit("phones", seats)
@@ -95,6 +98,7 @@ class Phones:
         """A new game: nobody's hand carries over."""
         with self._lock:
             self._cards.clear()
+            self._proposals.clear()
 
     # -- cards ------------------------------------------------------------------------------
 
@@ -121,3 +125,20 @@ class Phones:
                     cards.remove(item)
                     return item
         return None
+
+    # -- what a private card proposes -------------------------------------------------------
+
+    def propose(self, seat: int, proposal: Any) -> None:
+        """The proposal of ``seat``'s private card (None: none any more), told to that seat only."""
+        with self._lock:
+            if proposal is None and seat not in self._proposals:
+                return
+            if proposal is None:
+                self._proposals.pop(seat, None)
+            else:
+                self._proposals[seat] = proposal
+        self.observers.emit("proposal", seat, proposal)
+
+    def proposal(self, seat: int) -> Any:
+        with self._lock:
+            return self._proposals.get(seat)

@@ -123,6 +123,8 @@ class Runtime:
         """A card only ``seat`` (1-based) may know (its reader, or its phone's own NFC)."""
         card = self.phones.keep(seat, scan)
         self.say(t("phones.read_card", self.lang, name=self.seat_name(seat)))
+        # What laying it would propose, asked on that seat's phone alone (the table learns nothing).
+        self.phones.propose(seat, self.session.propose_for(getattr(scan, "card", None), seat - 1))
         return card
 
     def reveal(self, seat: int, number: int) -> bool:

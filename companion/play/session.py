@@ -251,6 +251,14 @@ class Session:
         self.observers.emit("scan", scan)
         self._set_proposal(proposal)
 
+    def propose_for(self, card: Any, seat: int) -> Proposal | None:
+        """What laying ``card`` would propose for ``seat`` (0-based), without making it the
+        table's proposal: a card read privately is proposed on that seat's phone alone."""
+        with self._lock:
+            if card is None or self.game is None or getattr(card, "game", None) != self.game.data.id:
+                return None
+            return self._propose(card, seat)
+
     def _active_seat(self) -> int | None:
         return self.game.state.get("active") if self.game is not None else None
 

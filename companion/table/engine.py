@@ -15,6 +15,7 @@ import logging
 import secrets
 import time
 from array import array
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -57,6 +58,13 @@ class Game:
         # memory); the effects an undo takes back are read from the journal when it is asked.
         self._undo = array("q")
         self._redo = array("q")
+        # Who made each undoable change a seat made from its own device (0-based); a change not
+        # in it is the table's (its screen, the host). A seat's undo takes back its own changes only.
+        self._by: dict[int, int] = {}
+        # How many changes of each seat each stack holds, kept as the stacks change, so that what a
+        # seat may undo is known without a walk through a long game's stacks.
+        self._mine_undo: Counter[int] = Counter()
+        self._mine_redo: Counter[int] = Counter()
         self.last_event_id: int | None = None
         self.opening: Result | None = None  # what the draw of the first player said
         self.skipped: list[int] = []  # events of the journal that could not be replayed
@@ -199,13 +207,31 @@ class Game:
             for target in targets:
                 if _take(self._undo, target):
                     self._redo.append(target)
+                    self._move(target, self._mine_undo, self._mine_redo)
         elif etype == "redo":
             for target in targets:
                 if _take(self._redo, target):
                     self._undo.append(target)
+                    self._move(target, self._mine_redo, self._mine_undo)
         elif payload.get("undoable"):
+            by = _author(payload)
             self._undo.append(eid)
-            del self._redo[:]
+            if by is not None:
+                self._by[eid] = by
+                self._mine_undo[by] += 1
+            # A new change ends what its author could redo (the table's ends everyone's).
+            if by is None:
+                del self._redo[:]
+                self._mine_redo.clear()
+            elif self._mine_redo[by]:
+                self._redo = array("q", (e for e in self._redo if self._by.get(e) != by))
+                self._mine_redo[by] = 0
+
+    def _move(self, eid: int, source: Counter[int], target: Counter[int]) -> None:
+        by = self._by.get(eid)
+        if by is not None:
+            source[by] -= 1
+            target[by] += 1
 
     # -- the one entry point --------------------------------------------------------------
 
@@ -291,7 +317,8 @@ class Game:
                       data=self.data)
 
     def _reload(self) -> None:
-        self._undo, self._redo, self.skipped = array("q"), array("q"), []
+        self._undo, self._redo, self.skipped, self._by = array("q"), array("q"), [], {}
+        self._mine_undo, self._mine_redo = Counter(), Counter()
         try:
             self.replay(self.journal.iter_events(self.id))
         except JournalError:
@@ -299,30 +326,53 @@ class Game:
 
     # -- built-in events ------------------------------------------------------------------
 
+    def _mine(self, stack: array, by: int | None, n: int) -> list[int]:
+        """The last ``n`` changes of ``stack`` its author may take back or redo, newest first: any
+        for the table, a seat's own for a seat (searched from the top: its last change is near)."""
+        if by is None:
+            return list(reversed(stack[-n:])) if n > 0 else []
+        found: list[int] = []
+        for eid in reversed(stack):
+            if len(found) >= n:
+                break
+            if self._by.get(eid) == by:
+                found.append(eid)
+        return found
+
     def _do_undo(self, ctx: Ctx, intent: Intent) -> None:
         n = int(intent.args.get("count", 1))
-        if not self._undo:
+        by = _author(intent.args)
+        mine = self._mine(self._undo, by, n) if by is None or self._mine_undo[by] else []
+        if not mine:
             ctx.refuse("table.refuse.nothing_to_undo")
-        targets = list(reversed(self._undo[-n:]))
+        targets = mine
         recorded = self.journal.effects_of(targets)
         effects: list[fx.Effect] = []
         for eid in targets:
             effects.extend(fx.inverse(recorded.get(eid, [])))
         ctx.payload.update(targets=targets, effects=effects)
-        ctx.note("table.undone", count=len(targets))
+        if by is None:
+            ctx.note("table.undone", count=len(targets))
+        else:
+            ctx.note("table.undone_by", name=ctx.name(by), count=len(targets))
         self._note_counters(ctx, effects)
 
     def _do_redo(self, ctx: Ctx, intent: Intent) -> None:
         n = int(intent.args.get("count", 1))
-        if not self._redo:
+        by = _author(intent.args)
+        mine = self._mine(self._redo, by, n) if by is None or self._mine_redo[by] else []
+        if not mine:
             ctx.refuse("table.refuse.nothing_to_redo")
-        targets = list(reversed(self._redo[-n:]))
+        targets = mine
         recorded = self.journal.effects_of(targets)
         effects: list[fx.Effect] = []
         for eid in targets:
             effects.extend(recorded.get(eid, []))
         ctx.payload.update(targets=targets, effects=effects)
-        ctx.note("table.redone", count=len(targets))
+        if by is None:
+            ctx.note("table.redone", count=len(targets))
+        else:
+            ctx.note("table.redone_by", name=ctx.name(by), count=len(targets))
         self._note_counters(ctx, effects)
 
     def _note_counters(self, ctx: Ctx, effects: list[fx.Effect]) -> None:
@@ -359,6 +409,12 @@ class Game:
     @property
     def can_redo(self) -> int:
         return len(self._redo)
+
+    def undoable_by(self, by: int | None) -> tuple[int, int]:
+        """How many changes ``by`` (a 0-based seat, or None: the table) may undo and redo now."""
+        if by is None:
+            return len(self._undo), len(self._redo)
+        return self._mine_undo[by], self._mine_redo[by]
 
     def status(self, lang: str | None = None) -> list[str]:
         try:
@@ -398,6 +454,11 @@ def _fill(state: dict[str, Any], base: dict[str, Any]) -> None:
                     _fill(mine, theirs)
         elif isinstance(state[key], dict) and isinstance(value, dict) and key != "options":
             _fill(state[key], value)
+
+
+def _author(payload: dict[str, Any]) -> int | None:
+    by = payload.get("by")
+    return by if isinstance(by, int) and not isinstance(by, bool) else None
 
 
 def _summary(note: tuple[str, dict[str, Any]] | None) -> str:

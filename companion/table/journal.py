@@ -356,6 +356,8 @@ class Journal:
     def _watch(self) -> None:
         """Keep a descriptor on the journal file, to tell at each write that the file at the
         journal's name is still this one and still an SQLite file."""
+        if not hasattr(os, "pread"):  # pragma: no cover - not POSIX: SQLite's own checks remain
+            return
         try:
             self._fd = os.open(self.path, os.O_RDONLY)
         except OSError:
@@ -566,13 +568,17 @@ class Journal:
     def events(self, game_id: int) -> list[Event]:
         return list(self.iter_events(game_id))
 
-    def iter_events(self, game_id: int) -> Iterator[Event]:
-        """The events of a game in order. A payload that is not a JSON object (hand-edited,
-        damaged) comes as ``{"damaged": reason}``, for the replay to skip and report."""
+    def iter_events(self, game_id: int, after: int | None = None) -> Iterator[Event]:
+        """The events of a game in order (only those after event ``after``, when given: what a
+        follower of a long game reads at each change, not the whole game again). A payload that
+        is not a JSON object (hand-edited, damaged) comes as ``{"damaged": reason}``, for the
+        replay to skip and report."""
         try:
-            rows = self._db.execute(
-                "SELECT id, type, seat, ts, source, payload FROM events WHERE game_id = ? ORDER BY id",
-                (game_id,)).fetchall()
+            query = "SELECT id, type, seat, ts, source, payload FROM events WHERE game_id = ?"
+            if after is None:
+                rows = self._db.execute(query + " ORDER BY id", (game_id,)).fetchall()
+            else:
+                rows = self._db.execute(query + " AND id > ? ORDER BY id", (game_id, after)).fetchall()
         except sqlite3.Error as exc:
             raise _error(self.path, exc) from exc
         for eid, type_, seat, ts, source, payload in rows:

@@ -168,7 +168,7 @@ def _set_path(state: dict, path: list, value: Any) -> None:
 def _start_for(gid: int, game: str, players: list[str], events: list[tuple]) -> dict[str, Any] | None:
     """The set-up of a game whose ``start`` is lost: the game's opening state, with every value
     the surviving events say it had before they changed it."""
-    from companion.table import effects as fx
+    from companion.table import statediff as fx
     from companion.table.data import load_table
 
     try:

@@ -74,6 +74,7 @@ def bench_venue(tables: int = 60, seconds: float = 30.0, bursts: int = 5, direct
             latencies: dict[str, list[float]] = {"pace": [], "burst": []}
             phase = ["setup"]
             rss: list[float] = []
+            views: list[tuple[float, int]] = []
 
             async def board(stop: asyncio.Event, ready: asyncio.Event) -> None:
                 async with aiohttp.ClientSession() as http:
@@ -82,6 +83,20 @@ def bench_venue(tables: int = 60, seconds: float = 30.0, bursts: int = 5, direct
                         await r.json()
                     async with http.ws_connect(f"{base}/ws?token={token}") as ws:
                         ready.set()
+
+                        async def fetch_views() -> None:
+                            # the organiser's page fetches the whole view after notices: time it, on
+                            # its own task so that the notices are read meanwhile
+                            while not stop.is_set():
+                                await asyncio.sleep(1.0)
+                                if phase[0] != "pace":
+                                    continue
+                                t0 = time.perf_counter()
+                                async with http.get(f"{base}/api/organiser", headers={"X-Token": token}) as r:
+                                    body = await r.read()
+                                views.append(((time.perf_counter() - t0) * 1000, len(body)))
+
+                        fetcher = asyncio.create_task(fetch_views())
                         while not stop.is_set():
                             try:
                                 msg = await ws.receive(timeout=0.5)
@@ -93,6 +108,7 @@ def bench_venue(tables: int = 60, seconds: float = 30.0, bursts: int = 5, direct
                             if data.get("type") == "table" and isinstance(data.get("ts"), float) \
                                     and phase[0] in latencies:
                                 latencies[phase[0]].append((time.time() - data["ts"]) * 1000)
+                        fetcher.cancel()
 
             loop = asyncio.new_event_loop()
             stop, ready = asyncio.Event(), asyncio.Event()
@@ -149,6 +165,9 @@ def bench_venue(tables: int = 60, seconds: float = 30.0, bursts: int = 5, direct
                          "mean_ms": round(statistics.mean(pace), 1) if pace else None},
                 "burst": {"tables_at_once": tables, "times": bursts, "seen": len(burst),
                           "p50_ms": _pct(burst, 0.5), "p95_ms": _pct(burst, 0.95)},
+                "organiser_view": {"fetches": len(views), "p50_ms": _pct([v[0] for v in views], 0.5),
+                                   "p95_ms": _pct([v[0] for v in views], 0.95),
+                                   "kb": round(max((v[1] for v in views), default=0) / 1024, 1)},
                 "hub": {"cpu_percent_at_pace": round(pace_cpu * 100, 1), "rss_mb_max": round(max(rss), 1),
                         "rss_mb_last": round(rss[-1], 1)},
             }

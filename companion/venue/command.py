@@ -21,12 +21,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from companion import registry
 from companion.i18n import t
 
 
 def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--event", help="the event's name (its folder and topics)")
-    p.add_argument("--game", default="vtes", help="vtes (a VEKN tournament) or another game (a league night)")
+    p.add_argument("--game", default=registry.ids()[0],
+                   help=f"the game: {registry.help_list()} (a VEKN tournament when its data says so, else a "
+                        "league night); default: the first")
     p.add_argument("--broker", metavar="URL", help="use this MQTT broker (mqtt://hub:PASSWORD@HOST:PORT) "
                                                    "instead of starting Mosquitto")
     p.add_argument("--mqtt-port", type=int, default=0, help="port of the hub's own Mosquitto (default: 1884, "

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from companion import registry
 from companion.venue import scoring
 
 _SCHEMA = """
@@ -76,7 +77,7 @@ CREATE TABLE IF NOT EXISTS tables (
 
 
 class EventStore:
-    def __init__(self, path: str | Path, name: str = "", game: str = "vtes") -> None:
+    def __init__(self, path: str | Path, name: str = "", game: str | None = None) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
@@ -86,7 +87,7 @@ class EventStore:
         self._lock = threading.RLock()
         if self.get("name") is None:
             self.put("name", name)
-            self.put("game", game)
+            self.put("game", game or registry.ids()[0])
             self.put("token", secrets.token_urlsafe(18))
         self._contiguous: dict[int, int] = {}
         for table_no, seqs in self._seqs_by_table().items():
@@ -113,7 +114,7 @@ class EventStore:
 
     @property
     def game(self) -> str:
-        return str(self.get("game", "vtes"))
+        return str(self.get("game", "") or registry.ids()[0])
 
     @property
     def token(self) -> str:
@@ -256,7 +257,7 @@ class EventStore:
         if not (1 <= table_no <= len(seated)) or not isinstance(players, list) or \
                 sorted(map(str, players)) != sorted(seated[table_no - 1]):
             return "venue.check.players"
-        if self.game == "vtes":
+        if scoring.vekn(self.game):
             vps = body.get("vp")
             if not isinstance(vps, list) or len(vps) != len(players) or \
                     not all(isinstance(v, int | float) for v in vps):

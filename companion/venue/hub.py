@@ -44,6 +44,9 @@ class Hub:
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping = False
+        # Each table's latest state and presence, in memory for the boards (also in the store, for a
+        # restart): a board's view then parses nothing.
+        self.live: dict[int, dict[str, Any]] = store.tables()
         self.received = 0  # entries received, duplicates included (for the bench and the tests)
         self.duplicates = 0
 
@@ -58,7 +61,7 @@ class Hub:
         else:
             active = [p for p in self.store.players(active_only=True)]
             names = [p["name"] for p in active]
-            if self.store.game == "vtes":
+            if scoring.vekn(self.store.game):
                 previous = [self.store.seating(r["round"]) for r in self.store.rounds() if not r["final"]]
                 pins = {p["name"]: p["pinned"] for p in active if p["pinned"]}
                 tables, notes = seating.seat_round(previous, names, pins, self.seat_iterations)
@@ -124,11 +127,11 @@ class Hub:
     def organiser_view(self) -> dict[str, Any]:
         view = self.public_view()
         round_no = view["round"]
-        tables = self.store.tables()
+        tables = self.live
         results = {r["table"]: _worded(r) for r in self.store.results(round_no)} if round_no else {}
         view.update(
             players=self.store.players(),
-            tables=[{"table": n, "online": t["online"], "updated": t["updated"], "state": t["state"],
+            tables=[{"table": n, "online": t["online"], "updated": t["updated"], "state": _slim(t["state"]),
                      "acked": self.store.acked(n), "result": results.get(n)} for n, t in sorted(tables.items())],
             results=[_worded(r) for r in self.store.results(round_no)] if round_no else [],
             judge_calls=self.store.judge_calls(),
@@ -195,7 +198,7 @@ class Hub:
         out = {topics.hub_topic(self.event, "clock")}
         current = self.store.current_round()
         count = len(self.store.seating(current["round"])) if current else 0
-        for n in set(range(1, count + 1)) | set(self.store.tables()):
+        for n in set(range(1, count + 1)) | set(self.live):
             out |= {topics.hub_topic(self.event, w, n) for w in ("ack", "seating", "result")}
         return out
 
@@ -286,10 +289,15 @@ class Hub:
         elif what == "state":
             if data.get("table") == table_no:
                 self.store.set_table_state(table_no, state=data)
+                self._live(table_no).update(state=data, updated=time.time())
                 self._notify({"type": "table", "table": table_no, "ts": data.get("ts"), "seq": data.get("seq")})
         elif what == "presence":
             self.store.set_table_state(table_no, online=bool(data.get("online")))
+            self._live(table_no).update(online=bool(data.get("online")), updated=time.time())
             self._notify({"type": "presence", "table": table_no, "online": bool(data.get("online"))})
+
+    def _live(self, table_no: int) -> dict[str, Any]:
+        return self.live.setdefault(table_no, {"state": None, "online": False, "updated": 0.0})
 
     def _entry(self, table_no: int, data: dict[str, Any]) -> None:
         seq, kind, body = data.get("seq"), data.get("kind"), data.get("body")
@@ -307,6 +315,19 @@ class Hub:
         else:
             self.duplicates += 1
         self._mark(topics.hub_topic(self.event, "ack", table_no))
+
+
+def _slim(message: dict[str, Any] | None) -> dict[str, Any] | None:
+    """What the organiser's board shows of a table's state message: whose turn, the phase, each
+    seat's counters (the full state and the journal lines stay on the hub for judge calls)."""
+    if not message or not isinstance(message.get("state"), dict):
+        return message
+    st = message["state"]
+    seats = [{"name": x.get("name"), "counters": x.get("counters"), "out": x.get("out")}
+             for x in st.get("seats", []) if isinstance(x, dict)]
+    return {k: message.get(k) for k in ("table", "ts", "round", "game", "seq", "clock_left")} | {
+        "state": {"active": st.get("active"), "phase": st.get("phase_name") or st.get("phase"), "over": st.get("over"),
+                  "winner": st.get("winner"), "seats": seats}}
 
 
 def _worded(result: dict[str, Any]) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from urllib.parse import unquote, urlsplit
 import aiomqtt
 import yaml
 
+from companion import registry
 from companion.i18n import language, t
 from companion.venue import scoring, topics
 from companion.venue.outbox import Outbox
@@ -156,7 +157,7 @@ class TableLink:
         if last is None:
             last = self.outbox.get(f"copied:{game.id}", 0)
         newest = last
-        for ev in game.journal.iter_events(game.id):
+        for ev in game.journal.iter_events(game.id, after=last):  # the new ones only: long games stay fast
             if ev.id <= last:
                 continue
             self.outbox.add("journal", {"game_id": game.id, "game": game.data.id, "event": ev.to_json(),
@@ -172,8 +173,12 @@ class TableLink:
         events = game.events()[-LOG_LINES:]
         start = events[0].ts if events else 0.0
         lines = [event_line(game.data, ev, start, language()) for ev in events]
+        state = game.to_json()
+        phase = next((p for p in game.data.phases if p.id == state.get("phase")), None)
+        # The phase in the table's language, for the organiser's board and the judge
+        state["phase_name"] = phase.name(language()) if phase is not None else None
         return {"table": self.table, "ts": self.clock(), "round": self._round(), "game_id": game.id,
-                "game": game.data.id, "state": game.to_json(), "log": lines, "seq": self.outbox.last_seq()}
+                "game": game.data.id, "state": state, "log": lines, "seq": self.outbox.last_seq()}
 
     def _round(self) -> int | None:
         return (self.seating or {}).get("round")
@@ -200,7 +205,7 @@ class TableLink:
             return None
         if time_called is None:
             time_called = self.time_called()
-        if game.data.id == "vtes":
+        if scoring.vekn(game.data.id):
             body = scoring.propose_vtes(game.state, game.events(), time_called)
         else:
             body = scoring.propose_league(game.state)
@@ -223,7 +228,8 @@ class TableLink:
         body: dict[str, Any] = {"round": self._round(), "ts": self.clock(), "seat": seat, "why": why[:200]}
         if game is not None:
             snap = self._state_message(game)
-            body.update(phase=snap["state"].get("phase"), active=snap["state"].get("active"), log=snap["log"])
+            body.update(phase=snap["state"].get("phase_name") or snap["state"].get("phase"),
+                        active=snap["state"].get("active"), log=snap["log"])
         self.outbox.add("judge", body)
         self._poke()
 
@@ -444,7 +450,7 @@ class TableLink:
                     self.outbox.get(f"round_of:{row.id}") == data["round"]:
                 if self.session.resume(row.id, source="script").ok:
                     return
-        result = self.session.new_game(str(data.get("game") or "vtes"), players, source="script")
+        result = self.session.new_game(str(data.get("game") or registry.ids()[0]), players, source="script")
         if result.ok and self.session.game is not None:
             self.outbox.put(f"round_of:{self.session.game.id}", data["round"])
 

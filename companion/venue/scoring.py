@@ -156,15 +156,27 @@ class Standing:
         return {"name": self.name, "gw": self.gw, "vp": self.vp, "tp": self.tp}
 
 
-def standings(players: Iterable[str], results: Iterable[dict[str, Any]], game: str = "vtes") -> list[Standing]:
+def vekn(game: str) -> bool:
+    """Whether the game's events are VEKN tournaments (GW, VP and TP; seating by the VEKN rules):
+    its game.yaml says so (``table.params.tournament: vekn``); any other game is a league night."""
+    from companion.table.data import TableDataError, load_table
+
+    try:
+        return load_table(game).params.get("tournament") == "vekn"
+    except TableDataError:
+        return False
+
+
+def standings(players: Iterable[str], results: Iterable[dict[str, Any]], game: str) -> list[Standing]:
     """Everyone registered, best first: GW, then VP, then TP (VTES); points, then wins (league).
     ``results``: each table's validated result, ``{"round", "players", "vp"}`` (VTES) or
     ``{"round", "players", "winners"}``."""
     table = {name: Standing(name) for name in players}
     league = params()["league"]
+    tournament = vekn(game)
     for r in results:
         names = r["players"]
-        if game == "vtes":
+        if tournament:
             vps = [float(v) for v in r["vp"]]
             winner = game_winner(vps)
             tps = tournament_points(vps)
@@ -183,7 +195,7 @@ def standings(players: Iterable[str], results: Iterable[dict[str, Any]], game: s
                 if name in winners:
                     s.gw += 1
                     s.tp += league["win"] / len(winners)
-    if game == "vtes":
+    if tournament:
         return sorted(table.values(), key=lambda s: (-s.gw, -s.vp, -s.tp, s.name.casefold()))
     return sorted(table.values(), key=lambda s: (-s.tp, -s.gw, s.name.casefold()))
 

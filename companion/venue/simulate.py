@@ -15,8 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from companion import registry
 from companion.i18n import t
 from companion.play.session import Session
+from companion.venue import scoring
 from companion.venue.broker import Broker, BrokerFailed, BrokerMissing
 from companion.venue.event import EventStore
 from companion.venue.hub import Hub
@@ -24,6 +26,11 @@ from companion.venue.link import TableLink, VenueAddress
 from companion.venue.runner import HubThread
 
 EVENT = "simulation"
+
+
+def _vekn_game() -> str:
+    """The game the simulation plays: a VEKN tournament (the first game whose data says so)."""
+    return next((g for g in registry.ids() if scoring.vekn(g)), registry.ids()[0])
 
 
 def wait(check: Callable[[], bool], timeout: float, what: str) -> None:
@@ -60,7 +67,7 @@ class Simulation:
         self.folder = folder
         self.rng = random.Random(seed)
         self.broker = Broker(folder / "broker", EVENT, tables)
-        self.store = EventStore(folder / "event.sqlite3", EVENT, "vtes")
+        self.store = EventStore(folder / "event.sqlite3", EVENT, _vekn_game())
         count = players if players is not None else 5 * tables
         for i in range(1, count + 1):
             self.store.register(f"Joueur {i:02d}", f"{1000000 + i}")

@@ -127,6 +127,10 @@ def test_a_fifo_and_a_link_to_dev_zero_in_the_cards_folder_do_not_stop_the_progr
     assert "Traceback" not in out
     for name, why in (("rise.yaml", "FIFO"), ("astral.yaml", "device"), ("ascension.yaml", "missing file")):
         assert name in out and why in out, out
+    # The card index (keyed on the files' state) is built past them: every other card is found.
+    found = subprocess.run([sys.executable, "-m", "companion", "--lang", "en", "cards", "search", "athanor"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=100, env=env)
+    assert found.returncode == 0 and "res-arcana:athanor" in found.stdout, found.stderr
 
 
 def test_a_bad_collection_is_named_with_the_fix(tmp_path: Path, monkeypatch) -> None:

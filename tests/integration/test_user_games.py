@@ -33,7 +33,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def companion(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
     env = {**os.environ, "COMPANION_HOME": str(home)}
     env.pop("COMPANION_CARDMAP", None)
-    env.pop("COMPANION_CACHE", None)  # this home's own games: its own card index
+    env.pop("COMPANION_CACHE", None)  # this home's own games make its own card index, not the shared one
     return subprocess.run([sys.executable, "-m", "companion", *args], input=stdin, capture_output=True,
                           text=True, timeout=300, env=env)
 

@@ -56,7 +56,8 @@ def test_serve_prints_its_invitation_first(table) -> None:
     _, server = table
     inv = server.invitations()
     assert inv["url"].startswith("http://127.0.0.1:") and [s["name"] for s in inv["seats"]] == ["Ann", "Bob"]
-    assert all(len(s["token"]) == 32 and s["join"].endswith("#t=" + s["token"]) for s in inv["seats"])
+    assert all(len(s["token"]) == 32 and s["join"].endswith("#c=" + s["code"]) for s in inv["seats"])
+    assert inv["game"] == server.runtime.session.game.id  # what --resume needs
     assert len({s["token"] for s in inv["seats"]} | {inv["spectator"]}) == 3
 
 
@@ -207,7 +208,9 @@ def test_a_revoked_phone_is_cut_off_and_its_token_dead(table) -> None:
                                  headers={"Authorization": "Bearer " + ann}) as r:
                 assert r.status == 403
             async with http.post(server.url + "/api/join", json={"code": fresh.code}) as r:
-                assert (await r.json())["token"] == fresh.token
+                joined = (await r.json())["token"]
+            async with http.get(server.url + "/api/table", headers={"Authorization": "Bearer " + joined}) as r:
+                assert r.status == 200 and joined != ann
 
     run(go())
     assert not runtime.phones.has_phone(1)
@@ -294,29 +297,51 @@ def test_bench_phones_reports_its_figures() -> None:
     assert 0 < out["p50_ms"] <= out["p95_ms"] <= out["max_ms"] and isinstance(out["ok"], bool)
 
 
-def test_serve_as_users_start_it(tmp_path: Path) -> None:
-    """``python -m companion serve --json``: the invitation first, a phone's change in the journal,
-    a clean stop on SIGTERM."""
+def test_serve_as_users_start_it_and_phones_survive_a_crash(tmp_path: Path) -> None:
+    """``python -m companion serve --json``: the invitation first (with the game id --resume
+    needs), a phone's change in the journal; then kill -9 and ``serve --resume ID``: the same
+    phones' tokens act again with no new code (only their digests were kept, beside the journal);
+    a clean stop on SIGTERM. Before: --resume drew new tokens and every phone was locked out."""
+    import hashlib
     import signal
     import subprocess
     import sys
     import urllib.request
 
     journal = tmp_path / "games.sqlite3"
-    proc = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--game", "vtes", "--players", "Ann,Bob",
-                             "--seed", "3", "--port", "0", "--json", "--journal", str(journal)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        invitation = json.loads(proc.stdout.readline())
-        assert set(invitation) >= {"url", "seats", "spectator"} and invitation["url"].startswith("http://127.0.0.1:")
-        seat = invitation["seats"][1]
-        assert (seat["seat"], seat["name"]) == (2, "Bob") and seat["join"].endswith(seat["token"])
-        request = urllib.request.Request(invitation["url"] + "/api/command", method="POST",
-                                         data=json.dumps({"command": "pool -4"}).encode(),
-                                         headers={"Authorization": "Bearer " + seat["token"],
-                                                  "Content-Type": "application/json"})
+
+    def serve(*args: str) -> tuple[subprocess.Popen, dict]:
+        proc = subprocess.Popen([sys.executable, "-m", "companion", "serve", *args, "--port", "0", "--json",
+                                 "--journal", str(journal)],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return proc, json.loads(proc.stdout.readline())
+
+    def post(url: str, path: str, body: dict, token: str | None = None) -> dict:
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = "Bearer " + token
+        request = urllib.request.Request(url + path, method="POST", data=json.dumps(body).encode(), headers=headers)
         with urllib.request.urlopen(request, timeout=30) as r:
-            assert json.loads(r.read())["ok"]
+            return json.loads(r.read())
+
+    proc, invitation = serve("--game", "vtes", "--players", "Ann,Bob", "--seed", "3")
+    try:
+        assert set(invitation) >= {"url", "game", "seats", "spectator"} and invitation["url"].startswith("http://127.0.0.1:")
+        assert isinstance(invitation["game"], int)
+        seat = invitation["seats"][1]
+        assert (seat["seat"], seat["name"]) == (2, "Bob") and seat["join"].endswith("#c=" + seat["code"])
+        assert post(invitation["url"], "/api/command", {"command": "pool -4"}, seat["token"])["ok"]
+        ann_phone = post(invitation["url"], "/api/join", {"code": invitation["seats"][0]["code"]})["token"]
+        assert post(invitation["url"], "/api/command", {"command": "pool -1"}, ann_phone)["ok"]
+        proc.send_signal(signal.SIGKILL)  # a crash: nothing said goodbye
+        proc.wait(timeout=30)
+        kept = (tmp_path / "games.sqlite3.phones.json").read_text()
+        assert ann_phone not in kept and hashlib.sha256(ann_phone.encode()).hexdigest() in kept
+
+        proc, again = serve("--resume", str(invitation["game"]))
+        assert again["game"] == invitation["game"] and again["seats"][1]["token"] is None
+        assert post(again["url"], "/api/command", {"command": "pool -1"}, seat["token"])["ok"]
+        assert post(again["url"], "/api/command", {"command": "pool -1"}, ann_phone)["ok"]
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
     finally:
@@ -328,7 +353,8 @@ def test_serve_as_users_start_it(tmp_path: Path) -> None:
         from companion.table.engine import Game
 
         game_id = reader.games()[0].id
-        assert Game.open(reader, game_id).to_json()["seats"][1]["counters"]["pool"] == 26
+        pools = [s["counters"]["pool"] for s in Game.open(reader, game_id).to_json()["seats"]]
+        assert pools == [28, 25]
     finally:
         reader.close()
 
@@ -387,3 +413,119 @@ def test_a_new_game_draws_new_tokens_and_the_old_ones_are_dead(table) -> None:
     assert runtime.session.new_game("vtes", ["Ann", "Bob", "Cy"], seed=2).ok
     assert server.who(ann) == ("nobody", None) and not runtime.phones.has_phone(1)
     assert [s["name"] for s in server.invitations()["seats"]] == ["Ann", "Bob", "Cy"]
+
+
+def test_undo_from_a_phone_takes_back_that_seats_own_change_and_says_who(table) -> None:
+    """Before: Bob's undo took back Ann's change, and the log did not say who undid."""
+    runtime, server = table
+    ann, bob, _ = tokens(server)
+
+    async def go() -> dict:
+        async with aiohttp.ClientSession() as http:
+            async def say(token: str, command: str) -> dict:
+                async with http.post(server.url + "/api/command", json={"command": command},
+                                     headers={"Authorization": "Bearer " + token}) as r:
+                    return await r.json()
+
+            out = {"ann": await say(ann, "pool -3"), "bob_undo": await say(bob, "undo")}
+            out["bob"] = await say(bob, "pool -1")
+            out["ann2"] = await say(ann, "pool -2")
+            out["table_before"] = runtime.session.game.to_json()["seats"]
+            out["bob_undo2"] = await say(bob, "undo")  # Bob's pool -1, though Ann's came later
+            async with http.get(server.url + "/api/table", headers={"Authorization": "Bearer " + bob}) as r:
+                out["state"] = await r.json()
+            out["bob_redo"] = await say(bob, "redo")
+            return out
+
+    got = run(go())
+    assert not got["bob_undo"]["ok"]  # nothing of Bob's to take back: Ann's change stays
+    assert got["bob_undo2"]["ok"] and "Bob annule sa dernière action." in got["bob_undo2"]["lines"]
+    assert got["state"]["seats"][0]["counters"]["pool"] == 25 and got["state"]["seats"][1]["counters"]["pool"] == 30
+    assert got["state"]["undo"] == {"1": [2, 0], "2": [0, 1]}  # what each seat's buttons may do
+    assert got["bob_redo"]["ok"]
+    seats = runtime.session.game.to_json()["seats"]
+    assert [s["counters"]["pool"] for s in seats] == [25, 29]
+    assert runtime.session.undo().ok  # the table's own undo is the last change, whoever made it
+    assert [s["counters"]["pool"] for s in runtime.session.game.to_json()["seats"]] == [25, 30]
+    game_id = runtime.session.game.id
+    from companion.table.engine import Game
+
+    reopened = Game.open(Journal(runtime.session.journal_path), game_id)  # authors are in the journal
+    assert reopened.undoable_by(1) == (0, 1) and reopened.undoable_by(0) == (2, 0)
+    reopened.journal.close()
+
+
+def test_a_code_joins_once_and_a_second_phone_waits_for_the_host_at_serves_terminal(tmp_path: Path) -> None:
+    """``serve`` as users start it: a code gives its seat to the first phone only; a second phone
+    with the same code waits until the host types ``a K`` in serve's terminal; ``p`` lists the
+    phones per seat; ``r N.M`` takes one phone back. Before: a code joined any number of times,
+    silently, and serve had no way to see or revoke a phone."""
+    import queue
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import urllib.error
+    import urllib.request
+
+    proc = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--game", "vtes", "--players", "Ann,Bob",
+                             "--port", "0", "--journal", str(tmp_path / "games.sqlite3")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
+
+    def until(word: str) -> list[str]:
+        seen = []
+        while True:
+            seen.append(lines.get(timeout=30))
+            if word in seen[-1]:
+                return seen
+
+    def call(url: str, body: dict | None = None, token: str | None = None) -> tuple[int, dict]:
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = "Bearer " + token
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(url, method="GET" if body is None else "POST", data=data, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read() or b"{}")
+
+    def key(line: str) -> None:
+        proc.stdin.write(line + "\n")
+        proc.stdin.flush()
+
+    try:
+        head = until("Touches")
+        text = "".join(head)
+        url = next(w for w in text.split() if w.startswith("http://127.0.0.1:")).rstrip("/")
+        assert "ne marchent que sur cette machine" in text and "▀" in text  # the loopback hint, the QR codes
+        code = text.split("Code : ")[1][:6]
+        base = url.split("/phone")[0]
+        status, first = call(base + "/api/join", {"code": code})
+        assert status == 200 and first["seat"] == 1
+        status, second = call(base + "/api/join", {"code": code})
+        assert status == 202 and "token" not in second
+        waiting = until("Demande")[-1]
+        number = waiting.split("Demande ")[1].split(" ")[0]
+        assert call(base + "/api/join/" + second["pending"])[0] == 202  # still waiting
+        key(f"a {number}")
+        until("acceptée")
+        status, approved = call(base + "/api/join/" + second["pending"])
+        assert status == 200 and approved["seat"] == 1 and approved["token"] != first["token"]
+        assert call(base + "/api/command", {"command": "pool -1"}, approved["token"])[0] == 200
+        key("p")
+        listing = "".join(until("Place 2"))
+        assert "Place 1 (Ann) : 2 téléphone(s)" in listing and "1.2" in listing
+        key("r 1.2")
+        until("retiré")
+        assert call(base + "/api/command", {"command": "pool -1"}, approved["token"])[0] == 403
+        assert call(base + "/api/command", {"command": "pool -1"}, first["token"])[0] == 200
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -72,7 +72,7 @@ def test_two_phones_play_and_keep_their_secrets(browser, table, tmp_path: Path) 
         expect(ann.get_by_role("heading", name="Ma place : Ann")).to_be_visible()
         expect(bob.get_by_role("heading", name="Ma place : Bob")).to_be_visible()
         # Ann takes 1 from her pool: Bob's phone shows it, the journal has it
-        ann.get_by_role("button", name="Moins 1 : réserve").click()
+        ann.get_by_role("button", name="réserve moins 1").click()
         expect(bob.locator("#seats")).to_contain_text("Ann : réserve 29")
         expect(ann.locator("#live")).to_contain_text("29")
         journal = Journal(runtime.session.journal_path)
@@ -82,10 +82,19 @@ def test_two_phones_play_and_keep_their_secrets(browser, table, tmp_path: Path) 
             assert Game.open(journal, runtime.session.game.id).to_json()["seats"][0]["counters"]["pool"] == 29
         finally:
             journal.close()
-        # a value typed in
-        ann.get_by_label("Nouvelle valeur : réserve").fill("25")
-        ann.locator("button[data-set='pool']").click()
+        # a value typed in: a tap on the value opens the amount pad
+        ann.locator("button[data-pad='pool']").click()
+        for key in "25":
+            ann.locator(f"#pad-keys button[data-key='{key}']").click()
+        ann.locator("#pad-ok").click()
         expect(bob.locator("#seats")).to_contain_text("Ann : réserve 25")
+        # a negative value is not ignored in silence: the table's refusal, on Ann's phone alone
+        ann.locator("button[data-pad='pool']").click()
+        for key in "±3":
+            ann.locator(f"#pad-keys button[data-key='{key}']").click()
+        ann.locator("#pad-ok").click()
+        expect(ann.locator("#refusal")).not_to_be_empty()
+        expect(bob.locator("#log-list")).not_to_contain_text(ann.locator("#refusal").inner_text())
         # a card on Ann's reader: Ann's phone has its text, Bob's only hears that she read one
         scan = runtime.scans.resolve(TagEvent("laid", reader="sim", uid="04A1", ndef=encode_ref("vtes:100845"), seat=1))
         runtime.lay(scan)
@@ -113,7 +122,7 @@ def test_two_phones_play_and_keep_their_secrets(browser, table, tmp_path: Path) 
         # Bob may not change the phase when it is not his turn... it is Bob's turn (seed 1): Ann's button is off
         expect(ann.get_by_role("button", name="Phase suivante")).to_be_disabled()
         bob.get_by_role("button", name="Phase suivante").click()
-        expect(ann.locator("#turn-text")).not_to_contain_text("untap")
+        expect(ann.locator("#phase-text")).not_to_contain_text("Redressement")
         # English on Bob's phone
         bob.get_by_role("button", name="English").click()
         expect(bob.get_by_role("heading", name="My seat: Bob")).to_be_visible()

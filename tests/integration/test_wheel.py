@@ -38,7 +38,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
             shutil.copytree(path, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         else:
             shutil.copy2(path, src / name)
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "COMPANION_CARDMAP")}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "COMPANION_CARDMAP", "COMPANION_CACHE")}
     _run([sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "-w", str(tmp / "dist"), "-q"], src, env)
     (wheel,) = (tmp / "dist").glob("table_companion-*.whl")
 

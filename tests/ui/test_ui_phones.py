@@ -141,8 +141,60 @@ def test_turning_the_lan_setting_on_after_an_invitation_serves_the_lan(window, t
         monkeypatch.setattr(phones, "lan_address", lambda: "192.0.2.10")
         monkeypatch.setattr(phones.PhoneServer, "start", lambda self: None)
         second = phones.phone_server(runtime, lan=True)
-        assert second is not first and second.host == "0.0.0.0" and second.public_host == "192.0.2.10"
+        assert second is not first and second.host == "192.0.2.10" and second.public_host == "192.0.2.10"
         assert phones.phone_server(runtime, lan=True) is second  # kept while the setting stays
     finally:
         first.stop()
+        runtime.close()
+
+
+def test_a_second_phone_for_a_seat_waits_for_the_host_at_the_table_screen(window, tmp_path: Path) -> None:
+    """A code joins once: a second phone with it waits until the host taps "Accepter" on the
+    table's screen (before: a code joined any number of times, silently)."""
+    from kivy.tests.common import UnitTestTouch
+
+    from companion.play.runtime import Runtime
+    from companion.ui.screens.phones import HostAsk, phone_server
+    from companion.ui.widgets.buttons import GlyphButton
+
+    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+    assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok
+    server = phone_server(runtime, lan=False)
+
+    def call(path: str, body: dict | None = None) -> tuple[int, dict]:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(server.url + path, data=data, method="GET" if body is None else "POST",
+                                         headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read() or b"{}")
+
+    try:
+        code = server.invitations()["seats"][1]["code"]
+        assert call("/api/join", {"code": code})[0] == 200
+        status, waiting = call("/api/join", {"code": code})
+        assert status == 202
+        asks = []
+        for _ in range(50):
+            frames(2)
+            from kivy.core.window import Window
+
+            asks = [w for w in Window.children if isinstance(w, HostAsk)]
+            if asks:
+                break
+        assert asks, "the table screen asks the host"
+        words = " ".join(str(getattr(w, "text", "")) for w in asks[0].walk())
+        assert "place 2 (Bob)" in words
+        accept = next(w for w in asks[0].walk() if isinstance(w, GlyphButton) and w.word == "Accepter")
+        x, y = accept.to_window(*accept.center)
+        touch = UnitTestTouch(x, y)
+        touch.touch_down()
+        touch.touch_up()
+        frames(3)
+        status, approved = call("/api/join/" + waiting["pending"])
+        assert status == 200 and approved["seat"] == 2
+    finally:
+        server.stop()
         runtime.close()

@@ -533,6 +533,20 @@ def test_pending_change_applies_after_a_pause(stage, monkeypatch):
     assert counters(stage, 0)["pool"] == 28 and b.pending == 0 and b.value == 28
 
 
+def test_the_turn_clock_after_a_system_clock_jump(stage, monkeypatch):
+    import time
+
+    start(stage, "vtes", ["Ann", "Bob"], seed=1)
+    turn = float(stage.session.game.state["clock"]["turn"])
+    monkeypatch.setattr(time, "time", lambda: turn + 75)
+    stage.table._tick()
+    assert stage.table.clock.endswith("1:15")
+    # A board without a clock battery set its clock ten years forward after the turn began (issue 22).
+    monkeypatch.setattr(time, "time", lambda: turn + 87600 * 3600)
+    stage.table._tick()
+    assert stage.table.clock.endswith("--:--") and "87600" not in stage.table.clock
+
+
 # --- resume after the app is gone ------------------------------------------------------------
 def test_resume_shows_the_same_table(window, tmp_path):
     from companion.ui.screens.table import table_view

@@ -47,6 +47,14 @@ def test_a_long_game_reopens_as_it_was_with_its_undo_and_redo(tmp_path: Path) ->
         assert third.state == again.state and third.can_undo == again.can_undo
 
 
+def test_a_follower_reads_only_the_new_events(tmp_path: Path) -> None:
+    with Journal(tmp_path / "g.sqlite3") as j:
+        game = played(j, 300)
+        ids = [e.id for e in j.iter_events(game.id)]
+        assert [e.id for e in j.iter_events(game.id, after=ids[-3])] == ids[-2:]
+        assert list(j.iter_events(game.id, after=ids[-1])) == []
+
+
 def test_memory_stays_flat_while_a_game_goes_on(tmp_path: Path) -> None:
     with Journal(tmp_path / "g.sqlite3") as j:
         game = played(j, 500)

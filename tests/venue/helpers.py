@@ -47,8 +47,11 @@ def wait_for(check, timeout: float = 30.0, what: str = "") -> None:
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if check():
-            return
+        try:
+            if check():
+                return
+        except (KeyError, TypeError, IndexError):
+            pass  # what it looks at has not arrived yet
         time.sleep(0.05)
     raise AssertionError(f"timed out waiting for {(what() if callable(what) else what) or check}")
 

@@ -98,6 +98,7 @@ def test_organiser_board_shows_live_tables_and_judge_calls(browser, venue, tmp_p
         expect(page.locator("#live tbody tr").first).to_contain_text(f"{name} 23")  # pushed, no reload
         links[1].call_judge(why="Règle de la proie")
         expect(page.locator("#judge")).to_contain_text("Règle de la proie")
+        expect(page.locator("#judge")).to_contain_text("Redressement")  # the phase in words, not its id
         hub.call(hub.hub.start_clock, 120)
         expect(page.locator("#clock")).to_contain_text("restantes")
         assert _axe(page) == []

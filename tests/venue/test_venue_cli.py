@@ -66,7 +66,8 @@ def test_serve_joins_the_venue_too(tmp_path, broker):  # noqa: F811
                                  "--port", "0", "--json", "--venue", url, "--table", "5"],
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
         assert proc.stdout.readline().startswith("{")  # the phones' invitation, as without a venue
-        wait_for(lambda: (store.tables().get(5) or {}).get("online") is True, what="the served table online")
+        wait_for(lambda: (store.tables().get(5) or {}).get("online") is True and store.tables()[5]["state"],
+                 what="the served table online, its state in")
         state = store.tables()[5]["state"]["state"]
         assert [s["name"] for s in state["seats"]] == ["Ann", "Bob", "Cy", "Dee"]
         proc.send_signal(signal.SIGTERM)

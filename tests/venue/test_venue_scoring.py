@@ -39,7 +39,7 @@ def test_game_win_and_tournament_points():
 def test_standings_rank_by_gw_then_vp_then_tp():
     results = [{"round": 1, "players": ["A", "B", "C", "D", "E"], "vp": [3, 1, 1, 0, 0]},
                {"round": 2, "players": ["B", "C", "D", "E", "A"], "vp": [0, 4, 0, 1, 0]}]
-    ranked = scoring.standings(["A", "B", "C", "D", "E", "F"], results)
+    ranked = scoring.standings(["A", "B", "C", "D", "E", "F"], results, "vtes")
     assert [s.name for s in ranked][:3] == ["C", "A", "B"]  # B and E: 1 VP and 66 TP each, then by name
     c = ranked[0]
     assert (c.gw, c.vp, c.tp) == (1, 5.0, 102.0)

@@ -27,6 +27,7 @@ from kivy.utils import escape_markup
 
 from companion.i18n import t
 from companion.table.engine import Intent, Result, render
+from companion.table.model import duration_text
 from companion.table.present import ActionView, CounterView, SeatView, TableView, table_view
 from companion.ui.screens import load_kv
 from companion.ui.screens.card_overlay import CardOverlay
@@ -403,9 +404,8 @@ class TableScreen(Screen):
         if game is None or game.state.get("over") or game.state.get("active") is None:
             self.clock = ""
             return
-        seconds = max(0, int(time.time() - float(game.state["clock"]["turn"])))
-        m, s = divmod(seconds, 60)
-        self.clock = compose("\u25f7", f"{m}:{s:02d}")
+        # duration_text: a clock moved by a system clock jump shows "--:--", not 525600:00.
+        self.clock = compose("\u25f7", duration_text(int(time.time() - float(game.state["clock"]["turn"]))))
 
     # -- intents ---------------------------------------------------------------------------
 

@@ -36,7 +36,12 @@
       render();
     } catch (e) { say(e.message); }
   }
-  function soon() { if (!pending) pending = setTimeout(refresh, 100); }
+  // At most two fetches a second, however many tables change: the view is the whole room.
+  let last = 0;
+  function soon() {
+    if (pending) return;
+    pending = setTimeout(() => { last = Date.now(); refresh(); }, Math.max(100, 500 - (Date.now() - last)));
+  }
   function say(text) { const s = document.getElementById("status"); if (s) s.textContent = text; }
 
   function render() {
