@@ -1,11 +1,16 @@
 """Search finds cards by misspelled, accent-less and English names; filters narrow it."""
 
+import json
+import random
+import string
 from pathlib import Path
 
 import pytest
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
 
 from companion.cards import catalog, vtes
-from companion.cards.search import SearchIndex, normalize
+from companion.cards.search import SearchIndex, max_edits, normalize
 
 FIXTURE = Path(__file__).parent / "fixtures" / "cardmap"
 
@@ -64,3 +69,52 @@ def test_filters(index: SearchIndex) -> None:
 def test_nonsense_finds_nothing(index: SearchIndex) -> None:
     assert index.search("qqqqzzzz") == []
     assert index.search("   ") == []
+
+
+def _typo(rnd: random.Random, word: str) -> str:
+    chars = list(word)
+    for _ in range(rnd.choice((1, 2, 2, 3))):
+        i = rnd.randrange(len(chars))
+        op = rnd.choice("dist")
+        if op == "d" and len(chars) > 1:
+            del chars[i]
+        elif op == "i":
+            chars.insert(i, rnd.choice(string.ascii_lowercase))
+        elif op == "s":
+            chars[i] = rnd.choice(string.ascii_lowercase)
+        elif i + 1 < len(chars):
+            chars[i], chars[i + 1] = chars[i + 1], chars[i]
+    return "".join(chars)
+
+
+def test_deletion_index_finds_what_a_full_scan_finds(index: SearchIndex) -> None:
+    """The typo candidates come from a few lookups in the deletion index; they must be exactly
+    the name words a scan of the whole vocabulary with rapidfuzz finds within the allowed edits."""
+    words = index._index._name_words
+    rnd = random.Random(25)
+    queries = [_typo(rnd, w) for w in rnd.sample([w for w in words if len(w) >= 4], 400)]
+    for query in queries + ["deflektoin", "govrn", "unalligned", "ansn"]:
+        edits = max_edits(query)
+        scan = {w for w, dist, _ in process.extract(query, words, scorer=OSA.distance, score_cutoff=edits,
+                                                      limit=None) if dist} if edits else set()
+        found = {w for near in index._index._near(query, edits).values() for w in near} if edits else set()
+        assert found == scan, query
+
+
+def test_state_from_the_cache_searches_the_same(index: SearchIndex) -> None:
+    cards = index._cards
+    restored = SearchIndex(cards, state=json.loads(json.dumps(index.state())))
+    rnd = random.Random(5)
+    queries = ["govrn the unalligned", "deflektoin", "dragon de feu", "Fire Dragon", "majesty", "bleed",
+               "the rack", "sebastien goulet", "qqqqzzzz"]
+    queries += [_typo(rnd, c.name) for c in rnd.sample(cards, 50)]
+    for query in queries:
+        for filters in ({}, {"game": "vtes"}, {"game": "vtes", "type": "vampire"}, {"cost": 1}):
+            assert ([(h.card.ref, h.score, h.where) for h in restored.search(query, **filters)]
+                    == [(h.card.ref, h.score, h.where) for h in index.search(query, **filters)]), (query, filters)
+
+
+def test_state_for_other_cards_is_refused(index: SearchIndex) -> None:
+    state = index.state()
+    with pytest.raises(ValueError):
+        SearchIndex(index._cards[1:], state=state)
