@@ -2,6 +2,7 @@
 
 import json
 import random
+import sqlite3
 import string
 from pathlib import Path
 
@@ -10,6 +11,9 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from companion.cards import catalog, vtes
+from companion.cards import index as card_index
+from companion.cards.catalog import Catalog
+from companion.cards.library import CardLibrary
 from companion.cards.search import SearchIndex, max_edits, normalize
 
 FIXTURE = Path(__file__).parent / "fixtures" / "cardmap"
@@ -118,3 +122,22 @@ def test_state_for_other_cards_is_refused(index: SearchIndex) -> None:
     state = index.state()
     with pytest.raises(ValueError):
         SearchIndex(index._cards[1:], state=state)
+
+
+def test_the_card_index_keeps_the_search_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search's words and typo forms are built with the card index and read back by the
+    first search of a warm start; a damaged copy is computed again, with the same hits."""
+    monkeypatch.setenv("COMPANION_HOME", str(tmp_path / "home"))
+    card_index.load()
+    warm, rebuilt = card_index.load()
+    assert not rebuilt
+    state = card_index.read_search(warm)
+    assert state is not None and state["refs"] == [c.ref for c in card_index.all_cards(warm)]
+    stored = CardLibrary(warm)
+    hits = [(h.card.ref, h.score) for h in stored.search("govrn the unalligned", game="vtes")]
+    assert hits[0][0] == "vtes:100845"
+    assert card_index.read_search(Catalog()) is None  # a catalog that did not come from the index
+    with sqlite3.connect(card_index.index_path()) as db:
+        db.execute("UPDATE search SET data = ?", (json.dumps({"format": 1, "refs": ["vtes:1"]}),))
+    damaged = CardLibrary(warm)
+    assert [(h.card.ref, h.score) for h in damaged.search("govrn the unalligned", game="vtes")] == hits

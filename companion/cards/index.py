@@ -7,6 +7,10 @@ the index format version and krcg's version.
 
 Stored as JSON, never pickle: reading the cache must not be able to run code, whoever wrote the
 file. Cards are rows (one list per card, fields in ``Card`` order), which keeps a warm start fast.
+
+The card search's index (its words, name forms for typos: ``search.SearchIndex.state()``) is built
+with the cards and kept in the same file, in its own table: a warm start does not read it, the
+first search does (``read_search``), instead of computing it again.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from companion.cards.gamedata import GameInfo
 from companion.cards.model import Card
 
 log = logging.getLogger(__name__)
-FORMAT = 7  # bump when the stored shape of Card/GameInfo changes
+FORMAT = 8  # bump when the stored shape of Card/GameInfo or of the search state changes
 
 
 def index_path() -> Path:
@@ -65,6 +69,7 @@ def _read(db_path: Path, key: str) -> Catalog | None:
                 result.cards[game_id] = {row[1]: _card(row) for row in json.loads(blob)}
             for game_id, message in db.execute("SELECT game, message FROM errors ORDER BY rowid"):
                 result.error(game_id, message)
+            result.index_key = key
             return result
     except (sqlite3.Error, ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
         log.warning("card index %s unreadable (%s): rebuilding", db_path, exc)
@@ -91,7 +96,33 @@ def _card(row: list[Any]) -> Card:
     return card
 
 
+def all_cards(catalog: Catalog) -> list[Card]:
+    """Every card of every game, in the order the library and its search list them."""
+    return [card for cards in catalog.cards.values() for card in cards.values()]
+
+
+def read_search(catalog: Catalog) -> dict[str, Any] | None:
+    """The search state stored with ``catalog`` (None when that catalog was not read from, or
+    written to, the index, or the file changed since)."""
+    db_path = index_path()
+    if not catalog.index_key or not db_path.exists():
+        return None
+    try:
+        with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
+            row = db.execute("SELECT value FROM meta WHERE name = 'key'").fetchone()
+            if not row or row[0] != catalog.index_key:
+                return None
+            row = db.execute("SELECT data FROM search").fetchone()
+            return json.loads(row[0]) if row else None
+    except (sqlite3.Error, ValueError) as exc:
+        log.warning("search index in %s unreadable (%s): computing it", db_path, exc)
+        return None
+
+
 def _write(db_path: Path, key: str, result: Catalog) -> None:
+    from companion.cards.search import SearchIndex
+
+    search = json.dumps(SearchIndex(all_cards(result)).state(), ensure_ascii=False, separators=(",", ":"))
     # Written to a temporary file then renamed: a crash mid-write leaves the old index or none.
     fd, tmp = tempfile.mkstemp(prefix="cards-index-", suffix=".tmp", dir=db_path.parent)
     os.close(fd)
@@ -101,6 +132,8 @@ def _write(db_path: Path, key: str, result: Catalog) -> None:
             db.execute("CREATE TABLE games (game TEXT PRIMARY KEY, data BLOB)")
             db.execute("CREATE TABLE cards (game TEXT PRIMARY KEY, data BLOB)")
             db.execute("CREATE TABLE errors (game TEXT, message TEXT)")
+            db.execute("CREATE TABLE search (data BLOB)")
+            db.execute("INSERT INTO search VALUES (?)", (search,))
             db.execute("INSERT INTO meta VALUES ('key', ?)", (key,))
             db.execute("INSERT INTO meta VALUES ('summary', ?)", (json.dumps(
                 {g: len(c) for g, c in result.cards.items()}),))
@@ -138,6 +171,7 @@ def load(cardmap: Path | None = None, overlay: Path | None = None, rebuild: bool
         return result, True
     try:
         _write(db_path, key, result)
+        result.index_key = key
     except (OSError, sqlite3.Error) as exc:  # a read-only cache must not stop the game
         log.warning("cannot write the card index %s: %s", db_path, exc)
     return result, True
