@@ -32,7 +32,7 @@ from companion.cards.gamedata import GameInfo
 from companion.cards.model import Card
 
 log = logging.getLogger(__name__)
-FORMAT = 8  # bump when the stored shape of Card/GameInfo or of the search state changes
+FORMAT = 9  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
 
 
 def index_path() -> Path:

@@ -21,7 +21,7 @@ import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, combinations, repeat
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from rapidfuzz import fuzz
@@ -32,7 +32,7 @@ from companion.cards.model import Card
 T = TypeVar("T")
 _NON_WORD = re.compile(r"[^0-9a-z]+")
 _LIGATURES = str.maketrans({"œ": "oe", "æ": "ae", "ø": "o", "đ": "d", "ł": "l"})
-STATE_FORMAT = 1  # bump when the shape of ``SearchIndex.state()`` changes
+STATE_FORMAT = 2  # bump when the shape of ``SearchIndex.state()`` changes
 
 
 def normalize(text: str) -> str:
@@ -50,16 +50,11 @@ def max_edits(word: str) -> int:
 
 
 def _deletions(word: str, depth: int) -> list[str]:
-    """``word`` and every form of it with up to ``depth`` (0 to 2) letters deleted; a form may
-    come twice ("ll" less either l), never a pair of deleted letters twice."""
+    """``word`` and every form of it with up to ``depth`` letters deleted (a form may come twice:
+    "ll" less either l). The letters kept, in order, are itertools' combinations: made in C."""
     forms = [word]
-    if depth:
-        n = len(word)
-        one = [word[:i] + word[i + 1:] for i in range(n)]
-        forms += one
-        if depth > 1:
-            # the second letter deleted at or after the first one's place: each pair once
-            forms += [x[:j] + x[j + 1:] for i, x in enumerate(one) for j in range(i, n - 1)]
+    for kept in range(len(word) - 1, max(len(word) - depth, 0) - 1, -1):
+        forms += map("".join, combinations(word, kept))
     return forms
 
 
@@ -72,6 +67,15 @@ def _stored_deletions(word: str) -> set[str]:
     if n < 3:
         return set()
     return set(_deletions(word, 0 if n == 3 else 1 if n < 6 else 2))
+
+
+def _prefix_table(words: list[str], shortest: int) -> dict[str, tuple[str, ...]]:
+    """Each prefix of ``shortest`` letters or more of the sorted ``words`` → the words it starts."""
+    table: dict[str, list[str]] = {}
+    for word in words:
+        for end in range(shortest, len(word) + 1):
+            table.setdefault(word[:end], []).append(word)
+    return {prefix: tuple(found) for prefix, found in table.items()}
 
 
 @dataclass(frozen=True)
@@ -94,10 +98,14 @@ class Hit(NamedTuple, Generic[T]):
         return self.item
 
 
+_hit = tuple.__new__  # Hit(...) without the keyword handling of a named tuple's __new__
+
 # One category of match for a query word: (docs, score), best first. A document takes the
 # score of the first category that holds it; categories are tried in falling order of score
 # (exact name 3, name prefix 2.4-2.9, name typo 1.8 / 1.4, text word 1, text prefix 0.7).
 _TEXT = 1.0
+_TYPO = (0.0, 2.2 - 0.4 * 1, 2.2 - 0.4 * 2)  # by distance
+_NOTHING_NEAR: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
 
 class DocIndex(Generic[T]):
@@ -132,6 +140,14 @@ class DocIndex(Generic[T]):
                 deletes[form].append(word)
         alone = {w: (w,) for w in self._name_words}  # a form of one word shares that word's tuple
         self._deletes = {form: alone[ws[0]] if len(ws) == 1 else tuple(ws) for form, ws in deletes.items()}
+        # The typos of every word the index knows are found once, here: a query word spelled
+        # right (most are) costs one lookup; only a word the cards never use is looked up by
+        # its deletions.
+        self._known_near = {}
+        for word in {*self._name_words, *self._text_words}:
+            edits = max_edits(word)
+            if edits:
+                self._known_near[word] = self._scan_near(word, edits)
         self._prepare()
 
     def _prepare(self) -> None:
@@ -143,6 +159,11 @@ class DocIndex(Generic[T]):
         pairs = sorted((f, d) for d, fulls in enumerate(self._full) for f in fulls)
         self._sorted_names = [f for f, _ in pairs]
         self._sorted_docs = [d for _, d in pairs]
+        # Every prefix of a word (2 letters or more for names, 4 for texts: shorter ones are not
+        # completed) → the words it starts, in sorted order: one lookup instead of two bisections
+        # over the vocabulary.
+        self._name_prefixes = _prefix_table(self._name_words, 2)
+        self._text_prefixes = _prefix_table(self._text_words, 4)
 
     # --- the cache -----------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -164,6 +185,8 @@ class DocIndex(Generic[T]):
             "text_words": self._text_words, "text_docs": [self._text_map[w] for w in self._text_words],
             # one string and one list of numbers: read back many times faster than a mapping
             "delete_forms": "\n".join(forms), "delete_ids": ids, "delete_multi": multi,
+            "near": {w: [[number[x] for x in near] for near in pair]
+                     for w, pair in self._known_near.items() if pair != _NOTHING_NEAR},
         }
 
     def _restore(self, state: dict[str, Any], items: Sequence[T]) -> None:
@@ -181,24 +204,24 @@ class DocIndex(Generic[T]):
         forms = state["delete_forms"].split("\n") if state["delete_forms"] else []
         # A wrong number raises IndexError, a wrong count ValueError: the caller rebuilds.
         self._deletes = dict(zip(forms, [alone[i] if i >= 0 else multi[~i] for i in state["delete_ids"]], strict=True))
+        self._known_near = {w: _NOTHING_NEAR for w in (*self._name_words, *self._text_words) if max_edits(w)}
+        for w, (one, two) in state["near"].items():
+            self._known_near[w] = (tuple(words[i] for i in one), tuple(words[i] for i in two))
         self._prepare()
 
     # --- matching one query word ---------------------------------------------------------
-    @staticmethod
-    def _prefixed(words: list[str], prefix: str) -> list[str]:
-        start = bisect.bisect_left(words, prefix)
-        end = bisect.bisect_left(words, prefix + "\uffff", start)
-        return words[start:end]
-
-    def _near(self, word: str, edits: int) -> dict[int, list[str]]:
-        """Name words within ``edits`` of ``word`` (the word itself excluded), by distance."""
+    def _scan_near(self, word: str, edits: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Name words one and two edits away from ``word``, through the deletion index."""
         found = set(chain.from_iterable(filter(None, map(self._deletes.get, _deletions(word, edits)))))
-        by_distance: dict[int, list[str]] = {}
+        near: tuple[list[str], ...] = ([], [], [], [])  # by distance; edits + 1: too far
         for other in found:
-            dist = OSA.distance(word, other, score_cutoff=edits)
-            if 0 < dist <= edits:
-                by_distance.setdefault(dist, []).append(other)
-        return by_distance
+            near[OSA.distance(word, other, score_cutoff=edits)].append(other)
+        return (tuple(near[1]), tuple(near[2]) if edits > 1 else ()) if near[1] or near[2] else _NOTHING_NEAR
+
+    def _near(self, word: str, edits: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Name words one and two edits away from ``word`` (never ``word`` itself)."""
+        known = self._known_near.get(word)
+        return known if known is not None else self._scan_near(word, edits)
 
     def _word_scores(self, word: str) -> dict[int, float]:
         """The best score of each document for one query word; above 1.0 means in a name."""
@@ -206,23 +229,28 @@ class DocIndex(Generic[T]):
         best: dict[int, float] = dict.fromkeys(name_map.get(word, ()), 3.0)
         offers: list[tuple[Iterable[int], float]] = []  # (docs, score), best score first
         if len(word) >= 2:
-            # A shorter completion scores higher: offered first, it keeps the document.
-            by_length: dict[int, list[str]] = {}
-            for w in self._prefixed(self._name_words, word):
-                if w != word:
-                    by_length.setdefault(len(w), []).append(w)
-            for length in sorted(by_length):
-                offers.append(((d for w in by_length[length] for d in name_map[w]), 2.4 + 0.5 * len(word) / length))
+            completions = self._name_prefixes.get(word, ())
+            if len(completions) > (word in name_map):  # some besides the word itself
+                # A shorter completion scores higher: offered first, it keeps the document.
+                by_length: dict[int, list[str]] = {}
+                for w in completions:
+                    if w != word:
+                        by_length.setdefault(len(w), []).append(w)
+                for length in sorted(by_length):
+                    offers.append((chain.from_iterable(map(name_map.__getitem__, by_length[length])),
+                                   2.4 + 0.5 * len(word) / length))
         edits = max_edits(word)
         if edits:
-            near = self._near(word, edits)
-            for dist in sorted(near):
-                offers.append(((d for w in near[dist] for d in name_map[w]), 2.2 - 0.4 * dist))
+            for dist, near in enumerate(self._near(word, edits), 1):
+                if near:
+                    offers.append((chain.from_iterable(map(name_map.__getitem__, near)), _TYPO[dist]))
         text_map = self._text_map
         if word in text_map:
             offers.append((text_map[word], _TEXT))
         if len(word) >= 4:
-            offers.append(((d for w in self._prefixed(self._text_words, word)[:200] for d in text_map[w]), 0.7))
+            completions = self._text_prefixes.get(word, ())[:200]
+            if completions:
+                offers.append((chain.from_iterable(map(text_map.__getitem__, completions)), 0.7))
         for docs, score in offers:  # a document keeps the first (best) score offered to it
             fresh = set(docs).difference(best)
             if fresh:
@@ -231,7 +259,11 @@ class DocIndex(Generic[T]):
 
     # --- the query -----------------------------------------------------------------------
     def search(self, query: str, limit: int = 20, allowed: set[int] | frozenset[int] | None = None) -> list[Hit[T]]:
-        q = normalize(query)
+        return self.search_normalized(normalize(query), limit, allowed)
+
+    def search_normalized(self, q: str, limit: int = 20,
+                          allowed: set[int] | frozenset[int] | None = None) -> list[Hit[T]]:
+        """``search`` of a query already through ``normalize``."""
         words = list(dict.fromkeys(q.split()))
         if not words:
             return []
@@ -249,8 +281,18 @@ class DocIndex(Generic[T]):
             candidates = {d for d, n in counts.items() if n >= need - 1}
             if allowed is not None:
                 candidates &= allowed
-        special = self._name_bonus(q)
-        single, full, first_len = self._single, self._full, self._first_len
+        full = self._full
+        if len(candidates) <= 32:  # a few: their own names are quicker to look at
+            special = {}
+            for d in candidates:
+                fulls = full[d]
+                if q in fulls:
+                    special[d] = 10
+                elif any(f.startswith(q) for f in fulls):
+                    special[d] = 5
+        else:
+            special = self._name_bonus(q)
+        single, first_len = self._single, self._first_len
         ratio = fuzz.ratio
         hits = []
         for d in candidates:
@@ -271,12 +313,12 @@ class DocIndex(Generic[T]):
             elif single[d] is not None:
                 score += 2 * ratio(q, single[d]) / 100
             elif full[d]:
-                score += 2 * max(ratio(q, f) for f in full[d]) / 100
+                score += 2 * max(map(ratio, repeat(q), full[d])) / 100
             # Shorter names first among equals: "Majesty" before "Mantle of the Bestial Majesty".
             hits.append((-round(score, 3), first_len[d], d, name))
         hits.sort()
         items = self.items
-        return [Hit(items[d], -neg, "name" if name else "text") for neg, _, d, name in hits[:limit]]
+        return [_hit(Hit, (items[d], -neg, "name" if name else "text")) for neg, _, d, name in hits[:limit]]
 
     def _name_bonus(self, q: str) -> dict[int, int]:
         """The documents one of whose names is the whole query (10) or starts with it (5)."""
@@ -354,10 +396,11 @@ class SearchIndex:
             t, c = normalize(type or ""), normalize(clan or "")
             allowed = {i for i in base if self._has(i, 0, t) and self._has(i, 1, c)
                        and (cost is None or self._attrs[i][2] == cost)}
-        if not normalize(query):  # filters alone: list what they allow
+        q = normalize(query)
+        if not q:  # filters alone: list what they allow
             items = sorted(allowed or (), key=lambda i: self._cards[i].name)[:limit]
             return [Hit(self._cards[i], 0.0, "name") for i in items]
-        return self._index.search(query, limit=limit, allowed=allowed)
+        return self._index.search_normalized(q, limit=limit, allowed=allowed)
 
     def _has(self, i: int, attr: int, value: str) -> bool:
         """Exact value ("toreador" is not "toreador antitribu"), or a prefix when no card has that
