@@ -123,30 +123,32 @@ def cardmap_dir() -> Path:
     return Path(override) if override else Path(__file__).resolve().parents[2] / "cardmap"
 
 
+_TOP_LINE = re.compile(r"^[^\s#]", re.MULTILINE)  # where a top-level entry (or a stray line) starts
+_TOP_KEY = re.compile(r"([A-Za-z_][\w-]*)\s*:")
+
+
 def _table_block(text: str) -> str:
     """The top-level ``table:`` block and the ``id``/``names`` lines, cut out of the file text."""
-    keep: list[str] = []
-    taking = False
-    for line in text.splitlines():
-        top = re.match(r"^([A-Za-z_][\w-]*)\s*:", line)
-        if top:
-            taking = top.group(1) in ("table", "id", "names")
-        elif line and not line[0].isspace() and not line.startswith("#"):
-            taking = False
-        if taking:
-            keep.append(line)
+    starts = [m.start() for m in _TOP_LINE.finditer(text)] + [len(text)]
+    keep = []
+    for start, end in zip(starts, starts[1:], strict=False):  # each start with the next
+        top = _TOP_KEY.match(text, start)
+        if top and top.group(1) in ("table", "id", "names"):
+            keep.append(text[start:end].rstrip("\n"))
     return "\n".join(keep) + "\n"
 
 
 def read_game_file(path: Path) -> dict[str, Any]:
+    # Our section alone first: a twentieth of the file, and the home screen reads five of them
+    # before its first frame. The whole file when the cut does not stand alone.
     text = path.read_text(encoding="utf-8")
     try:
-        doc = yaml.load(text, Loader=_Loader)
+        doc = yaml.load(_table_block(text), Loader=_Loader)
     except yaml.YAMLError:
-        doc = None  # someone else's section is broken: read ours alone
-    if not isinstance(doc, dict) or "table" not in doc:
+        doc = None
+    if not isinstance(doc, dict) or not isinstance(doc.get("table"), dict):
         try:
-            doc = yaml.load(_table_block(text), Loader=_Loader)
+            doc = yaml.load(text, Loader=_Loader)
         except yaml.YAMLError as exc:
             raise TableDataError(f"{path}: the table: section is not valid YAML: {exc}") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("table"), dict):
