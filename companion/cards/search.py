@@ -40,7 +40,10 @@ def normalize(text: str) -> str:
     if text.isascii():  # the usual query: the same result without the Unicode steps
         return _NON_WORD.sub(" ", text.lower()).strip()
     decomposed = unicodedata.normalize("NFKD", text.casefold().translate(_LIGATURES))
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    # Accents dropped by one translate: each distinct character is looked at once, not each
+    # character of a card's whole text.
+    marks = [ord(ch) for ch in set(decomposed) if ch > "\x7f" and unicodedata.combining(ch)]
+    plain = decomposed.translate(dict.fromkeys(marks)) if marks else decomposed
     return _NON_WORD.sub(" ", plain).strip()
 
 
