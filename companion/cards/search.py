@@ -267,8 +267,10 @@ class DocIndex(Generic[T]):
     def search_normalized(self, q: str, limit: int = 20,
                           allowed: set[int] | frozenset[int] | None = None) -> list[Hit[T]]:
         """``search`` of a query already through ``normalize``."""
-        words = list(dict.fromkeys(q.split()))
-        if not words:
+        words = q.split()
+        if len(words) > 1:
+            words = list(dict.fromkeys(words))
+        elif not words:
             return []
         scores = [self._word_scores(word) for word in words]
         need = len(words)
@@ -291,7 +293,7 @@ class DocIndex(Generic[T]):
                 fulls = full[d]
                 if q in fulls:
                     special[d] = 10
-                elif any(f.startswith(q) for f in fulls):
+                elif any(map(str.startswith, fulls, repeat(q))):
                     special[d] = 5
         else:
             special = self._name_bonus(q)
