@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+PYTEST_PARALLEL ?= -n auto --dist loadgroup
 
 .PHONY: run test matrix setup lint bench soak clean
 
@@ -18,15 +19,26 @@ $(STAMP): pyproject.toml deploy/system-packages.sh
 run: setup
 	$(BIN)/python -m companion run --demo
 
+# The hub firmware's tests run it under real MicroPython: its WebAssembly port from npm, run by
+# Node, installed exactly as hardware/firmware/micropython/package-lock.json says.
+MP_DIR := hardware/firmware/micropython
+MP     := $(MP_DIR)/node_modules/.package-lock.json
+
+$(MP): $(MP_DIR)/package-lock.json
+	cd $(MP_DIR) && npm ci --no-audit --no-fund
+
+# The suite runs in parallel (pytest-xdist, one worker per core; a file's tests stay together and
+# every Kivy window test goes to one worker, see tests/conftest.py): most tests wait on child
+# processes, sockets and emulators. `make test PYTEST_PARALLEL=` runs them one after another.
 # After the whole suite on the project's Python, nox runs the Python-sensitive part of it (card
-# library, VTES through krcg 4 or 5, card updates, decks, search, game data, table rules, speech, card play;
-# noxfile.py lists the files) under every other Python 3.11-3.13 found on PATH or under pyenv,
-# each in its own venv in .nox/ (kept: a second run reinstalls nothing). A missing one is skipped
-# with a line saying so.
-test: setup
+# library, VTES through krcg 4 or 5, card updates, decks, search, game data, table rules, speech,
+# card play; noxfile.py lists the files) under every other Python 3.11-3.13 found on PATH or under
+# pyenv, each in its own venv in .nox/ (kept: a second run reinstalls nothing). A missing one is
+# skipped with a line saying so.
+test: setup $(MP)
 	$(BIN)/python -m ruff check companion tests hardware noxfile.py
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
 	$(BIN)/python -m nox --no-color
 
 # Only the matrix (e.g. after changing the krcg adapter).
@@ -39,11 +51,11 @@ FUZZ_SECONDS ?= 3600
 FUZZ_REPORT  ?= fuzz-report.json
 soak: setup
 	COMPANION_FUZZ=soak COMPANION_FUZZ_SECONDS=$(FUZZ_SECONDS) COMPANION_FUZZ_REPORT=$(FUZZ_REPORT) \
-		$(BIN)/python -m pytest -q -p no:randomly tests/test_fuzz.py
+		$(BIN)/python -m pytest -q -p no:randomly tests/unit/test_fuzz.py
 	@cat $(FUZZ_REPORT)
 
 bench: setup
 	$(BIN)/python -m companion bench all
 
 clean:
-	rm -rf $(VENV) .nox build *.egg-info .pytest_cache
+	rm -rf $(VENV) .nox build *.egg-info .pytest_cache $(MP_DIR)/node_modules

@@ -28,11 +28,13 @@ import nox
 VERSIONS = ("3.11", "3.12", "3.13")
 MAIN = f"{sys.version_info.major}.{sys.version_info.minor}"  # nox runs in the project's .venv
 TESTS = [
-    "tests/test_vtes_krcg.py", "tests/test_vtes_update.py", "tests/test_load_problems.py",
-    "tests/test_cards_loader.py", "tests/test_card_data.py", "tests/test_cards_cli.py", "tests/test_search.py",
-    "tests/test_decks.py", "tests/test_game_data.py", "tests/test_i18n.py",
-    "tests/test_table_rules.py", "tests/test_table_games.py", "tests/test_journal.py",
-    "tests/test_phrases.py", "tests/test_speech.py", "tests/test_card_play.py",
+    "tests/games/vtes/test_vtes_krcg.py", "tests/games/vtes/test_vtes_update.py",
+    "tests/unit/test_cards_loader.py", "tests/unit/test_card_data.py", "tests/unit/test_search.py",
+    "tests/unit/test_game_data.py", "tests/unit/test_i18n.py", "tests/unit/test_table_rules.py",
+    "tests/unit/test_journal.py", "tests/unit/test_phrases.py",
+    "tests/integration/test_load_problems.py", "tests/integration/test_cards_cli.py",
+    "tests/integration/test_decks.py", "tests/integration/test_table_games.py",
+    "tests/integration/test_speech.py", "tests/integration/test_card_play.py",
 ]
 
 nox.options.download_python = "never"
@@ -93,4 +95,4 @@ def matrix(session: nox.Session) -> None:
     session.run("python", "-c", "import sys, krcg, importlib.metadata as m; "
                 "print(f'Python {sys.version.split()[0]}, krcg', m.version('krcg'))")
     session.run("python", "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-m", "not ui",
-                *TESTS, *session.posargs)
+                "-n", "auto", "--dist", "loadgroup", *TESTS, *session.posargs)

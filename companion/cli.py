@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "console": "The console companion: one line per card scanned; table commands on stdin.",
     "table": "Play a game with command words from a script or stdin; print the final state.",
     "cards": "Search, show, add and validate cards.",
+    "games": "List the games; write a starting folder for a game of your own.",
     "rules": "Search the rules and glossary of a game.",
     "deck": "Check a deck list against the game's rules.",
     "tag": "Read, write, bind and enroll tags.",
@@ -27,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "bench": "Measure the performance budgets; prints JSON.",
     "screenshots": "Render every screen of every game into PNG files.",
     "serve": "Run the table with no window, the players' phones as their own seats.",
+    "venue": "The organiser's hub of a venue: tables over MQTT, seating, rounds, results, boards.",
 }
 
 
@@ -34,10 +36,13 @@ COMMANDS: dict[str, str] = {
 # are the CLI's own, under companion.commands.
 FRONT_ENDS: dict[str, str] = {"run": "companion.launch", "console": "companion.console",
                               "serve": "companion.web.serve"}
+# Front ends that are not a table (no --venue): the venue's hub.
+OTHER_FRONT_ENDS: dict[str, str] = {"venue": "companion.venue.command"}
 
 
 def _module(name: str):
-    return importlib.import_module(FRONT_ENDS.get(name) or f"companion.commands.{name.replace('-', '_')}")
+    module = FRONT_ENDS.get(name) or OTHER_FRONT_ENDS.get(name)
+    return importlib.import_module(module or f"companion.commands.{name.replace('-', '_')}")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -56,6 +61,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             continue  # a command not built yet is simply not offered
         p = sub.add_parser(name, help=help_text, description=help_text)
         module.configure(p)
+        if name in FRONT_ENDS:  # a table of a venue: --venue URL --table N
+            from companion.venue.options import add_arguments
+
+            add_arguments(p)
     return parser
 
 
@@ -78,7 +87,31 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 2
+    if args.command in ("console", "table", "run"):
+        _stop_on_signals()
+    if getattr(args, "venue", None):
+        from companion.i18n import t
+        from companion.venue.join import install
+
+        try:
+            install(args.venue, args.table)
+        except ValueError:
+            print(t("venue.bad_url", url=args.venue), file=sys.stderr)
+            return 2
     try:
         return int(_module(args.command).run(args) or 0)
     except KeyboardInterrupt:
         return 130
+
+
+def _stop_on_signals() -> None:
+    """SIGTERM (systemd, kill) and SIGHUP (the terminal closed) end the console and the table
+    the way Ctrl-C does: the goodbye said, where the game is and how to resume it."""
+    import signal
+
+    def interrupt(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), interrupt)

@@ -28,9 +28,11 @@ import time
 from collections import deque
 from typing import Any, TextIO
 
+from companion import registry
 from companion.i18n import language, t
 from companion.play.announcer import ear
-from companion.play.keys import TableOnly, keypad_keys
+from companion.play.key_hosts import TableOnly
+from companion.play.keynames import keypad_keys
 from companion.play.runtime import Runtime
 from companion.play.talk import Talk
 from companion.readers.events import TagEvent
@@ -134,6 +136,8 @@ class Console:
                 self.runtime.announcer.say(t("play.dismissed", self.runtime.lang))
                 return
             if self.talk.handle(text):
+                return
+            if any(handle(text) for handle in self.runtime.words):  # the venue's words, when joined
                 return
             if self.keys.amount(text) is not None:
                 return
@@ -252,7 +256,7 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
         return 2
     runtime.load_cards()  # before the first card, so that the first scan is fast
     # A game that did not load is said at start, never silent.
-    for problem in runtime.library.load_problems(lang):
+    for problem in [*runtime.library.load_problems(lang), *runtime.file_problems(lang)]:
         print(problem, file=sys.stderr)
         runtime.say(problem, Priority.ERROR)
     try:
@@ -297,7 +301,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per line")
     p.add_argument("--count", type=int, default=None, help="exit after N scans")
     p.add_argument("--speak", action="store_true", help="also speak each card")
-    p.add_argument("--game", help="run a game too: vtes, ascension, res-arcana, rise or astral")
+    p.add_argument("--game", help=f"run a game too: {registry.help_list()}")
     p.add_argument("--players", help='player names in table order, e.g. "Ann,Bob,Cy"')
     p.add_argument("--seed", type=int, help="seed of the random draws")
     p.add_argument("--first", metavar="NAME", help="the first player the table chose (default: drawn at random)")

@@ -42,7 +42,12 @@ def data_dir() -> Path:
 
 
 def cache_dir() -> Path:
-    """Rebuildable things: the compiled card index."""
+    """Rebuildable things: the compiled card index. ``COMPANION_CACHE`` puts them in a folder of
+    their own, which several homes may share (the test suite's programs, each with its own home,
+    read one card index built once instead of building it each)."""
+    shared = os.environ.get("COMPANION_CACHE")
+    if shared:
+        return _made(Path(shared))
     home = _home()
     path = home / "cache" if home else Path(platformdirs.user_cache_dir(APP))
     return _made(path)

@@ -1,13 +1,37 @@
 """Test set-up shared by every test: a private COMPANION_HOME, offline krcg, and a Kivy that
-renders real pixels offscreen with no X server (see ../shared/TESTING.md)."""
+renders real pixels offscreen with no X server (see ../shared/TESTING.md).
+
+Things built once per test session, because every test reads them and none changes them:
+
+- the compiled card index, in a cache folder of the session (``COMPANION_CACHE``) that every
+  child process started by a test reads too, whatever home the test gives it (a test about the
+  index itself drops the variable);
+- one card library (the ``card_library`` fixture);
+- where the rulebooks are (``../shared/seeds``, or ``COMPANION_SEEDS``): tests that read them ask
+  for the ``rulebooks`` fixture and are skipped, with one line in the header, when they are absent.
+
+Under pytest-xdist (``make test`` runs ``-n``) each test file stays in one worker, and every test
+under tests/ui/ in one worker too: one Kivy window per process, built once.
+"""
 
 import os
+import subprocess
+import sys
 import tempfile
+import time
+from pathlib import Path
 
 import pytest
 
+ROOT = Path(__file__).resolve().parents[1]
 _home = tempfile.mkdtemp(prefix="companion-test-")
+if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("COMPANION_HOME") == os.environ.get("_COMPANION_TEST_HOME"):
+    # Each xdist worker its own home (journal, collection, Kivy's config): two tests running at
+    # once never share a file. The card index stays shared (COMPANION_CACHE, inherited).
+    os.environ["COMPANION_HOME"] = _home
+    os.environ["KIVY_HOME"] = os.path.join(_home, "kivy")
 os.environ.setdefault("COMPANION_HOME", _home)
+os.environ.setdefault("_COMPANION_TEST_HOME", os.environ["COMPANION_HOME"])
 os.environ.setdefault("LOCAL_CARDS", "1")
 os.environ.setdefault("NO_TRANSLATIONS", "1")
 os.environ.setdefault("KIVY_NO_ARGS", "1")
@@ -17,6 +41,98 @@ os.environ.setdefault("KIVY_HOME", os.path.join(_home, "kivy"))
 os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
 # Tests make no sound unless one asks for a voice (COMPANION_SPEECH=espeak through monkeypatch).
 os.environ.setdefault("COMPANION_SPEECH", "silent")
+# The session's card index, shared by the tests' child processes (set before xdist's workers start:
+# they inherit it). Built in the background while tests are collected; see card_index below.
+os.environ.setdefault("COMPANION_CACHE", os.path.join(os.environ["COMPANION_HOME"], "shared-cache"))
+_INDEX_READY = Path(os.environ["COMPANION_CACHE"]) / "index-built"
+# The ready mark is written whatever happens: if the build failed, tests build the index themselves.
+_BUILD_INDEX = """
+import sys
+from pathlib import Path
+try:
+    from companion.cards.library import CardLibrary
+    CardLibrary().catalog
+finally:
+    Path(sys.argv[1]).write_text("built")
+"""
+
+SEEDS = Path(os.environ.get("COMPANION_SEEDS") or ROOT.parent / "shared" / "seeds")
+NO_SEEDS = f"rulebooks: not at {SEEDS} (set COMPANION_SEEDS): the tests that read them did not run"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller started the build
+        return
+    Path(os.environ["COMPANION_CACHE"]).mkdir(parents=True, exist_ok=True)
+    if not _INDEX_READY.exists():
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+        config._companion_index = subprocess.Popen(  # type: ignore[attr-defined]
+            [sys.executable, "-c", _BUILD_INDEX, str(_INDEX_READY)], cwd=ROOT, env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    proc = getattr(config, "_companion_index", None)
+    if proc is not None and proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"rulebooks: {SEEDS}" if SEEDS.is_dir() else NO_SEEDS
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    if not SEEDS.is_dir() and not hasattr(config, "workerinput"):
+        terminalreporter.write_line(NO_SEEDS)  # the one line, even with -q (the header is not shown then)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def card_index() -> Path:
+    """The session's card index, built once by a child process started at configure time (in
+    parallel with collection); every test waits for it, so no two tests build it at once."""
+    deadline = time.monotonic() + 600
+    while not _INDEX_READY.exists():
+        if time.monotonic() > deadline:
+            pytest.fail(f"the session's card index was not built in {os.environ['COMPANION_CACHE']}")
+        time.sleep(0.05)
+    return Path(os.environ["COMPANION_CACHE"])
+
+
+@pytest.fixture(scope="session")
+def card_library(card_index):
+    """One card library for the whole session, read from the session's index: for tests that only
+    read cards (a test that adds cards makes its own)."""
+    from companion.cards.library import CardLibrary
+
+    library = CardLibrary()
+    library.games  # noqa: B018  (load now, not inside the first test that asks)
+    return library
+
+
+@pytest.fixture(scope="session")
+def rulebooks() -> Path:
+    """The rulebooks' text (../shared/seeds), or the test is skipped with the header's reason."""
+    if not SEEDS.is_dir():
+        pytest.skip(NO_SEEDS)
+    return SEEDS
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not SEEDS.is_dir():  # deselected, not skipped one by one: the summary says it in one line
+        without = [item for item in items if "rulebooks" in getattr(item, "fixturenames", ())]
+        if without:
+            config.hook.pytest_deselected(items=without)
+            items[:] = [item for item in items if item not in without]
+    # --dist loadgroup: a file's tests share module fixtures, so they stay together; the UI tests
+    # share one Kivy window (one per process), so they all go to one worker.
+    if not config.pluginmanager.hasplugin("xdist") or config.getoption("dist", "no") == "no":
+        return
+    ui = ROOT / "tests" / "ui"
+    for item in items:
+        path = Path(item.path)
+        group = "ui" if ui in path.parents else str(path.relative_to(ROOT))
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,5 @@
-"""Measurements of the performance budgets (DESIGN.md), reported as JSON by ``bench``."""
+"""Measurements of the performance budgets, reported as JSON by ``bench``: each result names its
+budget and whether it holds (``ok``)."""
 
 from __future__ import annotations
 
@@ -46,19 +47,32 @@ def summarize(samples_ms: list[float]) -> dict[str, float]:
     }
 
 
+def bench_game() -> tuple[str, str, str]:
+    """The game the benchmarks play (the first of the menu) and its first two seat counters."""
+    from companion import registry
+    from companion.table.data import load_table
+
+    game = registry.ids()[0]
+    first, second, *_ = [*load_table(game).counters, "", ""]
+    return game, first, second
+
+
 def bench_search(rounds: int = 20) -> dict[str, Any]:
     from companion.cards.library import CardLibrary
 
     library = CardLibrary()
-    library.search("warm up", game="vtes")  # builds the search structures once
+    # The budget is stated for the largest card list (4,000+ cards).
+    game = max(library.games, key=lambda g: len(library.cards(g)))
+    library.search("warm up", game=game)  # builds the search structures once
     samples = []
     for _ in range(rounds):
         for q in SEARCH_QUERIES:
             start = time.perf_counter()
-            library.search(q, game="vtes")
+            library.search(q, game=game)
             samples.append((time.perf_counter() - start) * 1000)
     result = summarize(samples)
-    result.update(cards=len(library.cards("vtes")), budget_p50_ms=SEARCH_P50_MS, ok=result["p50_ms"] < SEARCH_P50_MS)
+    result.update(game=game, cards=len(library.cards(game)), budget_p50_ms=SEARCH_P50_MS,
+                  ok=result["p50_ms"] < SEARCH_P50_MS)
     return result
 
 

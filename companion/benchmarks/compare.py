@@ -27,12 +27,10 @@ class _Krcg:
     """krcg's own search and load, for either krcg line (4: ``krcg.vtes.VTES``; 5: a
     ``CardDict`` from ``krcg.collections``)."""
 
-    def __init__(self) -> None:
-        from companion.cards import vtes
-
-        self.version = vtes.krcg_version()
-        self.major = vtes.krcg_major()
-        self._backend = vtes.backend()
+    def __init__(self, adapter: Any) -> None:
+        self.version = adapter.krcg_version()
+        self.major = adapter.krcg_major()
+        self._backend = adapter.backend()
         self.cards = self.load()
 
     def load(self) -> Any:
@@ -64,13 +62,13 @@ def _ratio(ours: float, theirs: float) -> float | None:
     return round(ours / theirs, 2) if theirs > 0 else None
 
 
-def compare_search(library: Any, krcg: _Krcg, queries: list[str], rounds: int) -> dict[str, Any]:
+def compare_search(library: Any, krcg: _Krcg, queries: list[str], rounds: int, game: str) -> dict[str, Any]:
     ours: list[float] = []
     text: list[float] = []
     complete: list[float] = []
     for _ in range(rounds):
         for q in queries:
-            ours.append(_ms(lambda q=q: library.search(q, game="vtes")))
+            ours.append(_ms(lambda q=q: library.search(q, game=game)))
             text.append(_ms(lambda q=q: krcg.text(q)))
             complete.append(_ms(lambda q=q: krcg.complete(q)))
     o, t, c = _median(ours), _median(text), _median(complete)
@@ -78,16 +76,16 @@ def compare_search(library: Any, krcg: _Krcg, queries: list[str], rounds: int) -
             "krcg_complete_p50_ms": c, "ratio_to_search_text": _ratio(o, t), "ratio_to_complete": _ratio(o, c)}
 
 
-def found_typos(library: Any, krcg: _Krcg) -> dict[str, Any]:
+def found_typos(library: Any, krcg: _Krcg, game: str) -> dict[str, Any]:
     """How many typed cards each search finds: ours as its first hit, krcg's anywhere in what
     it returns (its search has no ranking)."""
     ours = theirs = 0
     for typo, right in TYPO_QUERIES.items():
-        wanted = library.search(right, game="vtes", limit=1)
+        wanted = library.search(right, game=game, limit=1)
         if not wanted:
             continue
         ref = wanted[0].card.ref
-        hits = library.search(typo, game="vtes", limit=1)
+        hits = library.search(typo, game=game, limit=1)
         ours += bool(hits) and hits[0].card.ref == ref
         theirs += ref.split(":", 1)[1] in krcg.ids(krcg.text(typo))
     return {"typed": len(TYPO_QUERIES), "ours_first_hit": ours, "krcg_found": theirs}
@@ -103,28 +101,44 @@ def compare_load(krcg: _Krcg, runs: int, krcg_runs: int) -> dict[str, Any]:
     return {"ours_warm_p50_ms": o, "krcg_load_p50_ms": t, "ratio": _ratio(o, t), "runs": [runs, krcg_runs]}
 
 
+def _krcg_game() -> tuple[str, Any] | None:
+    """The game whose cards come from krcg, and its adapter module (through the registry)."""
+    from companion import registry
+
+    for game_id in registry.builtin_ids():
+        source = registry.hook(game_id, "card_source")
+        if source is not None and source.name() == "krcg":
+            return game_id, registry.code(game_id, "cards")
+    return None
+
+
 def bench_compare(rounds: int = 20, load_runs: int = 10, krcg_load_runs: int = 3) -> dict[str, Any]:
     from companion.cards.library import CardLibrary
 
+    found = _krcg_game()
+    if found is None:
+        return {"ok": False, "error": "no game reads its cards with krcg"}
+    game, adapter = found
     library = CardLibrary()
-    if not library.load("vtes"):
-        return {"ok": False, "error": f"no VTES cards: {library.errors().get('vtes')}"}
-    krcg = _Krcg()
-    library.search("warm up", game="vtes")  # both build their search structures first
+    if not library.load(game):
+        return {"ok": False, "error": f"no {game} cards: {library.errors().get(game)}"}
+    krcg = _Krcg(adapter)
+    library.search("warm up", game=game)  # both build their search structures first
     krcg.text("warm up")
     krcg.complete("warm up")
-    by_name = compare_search(library, krcg, NAME_QUERIES, rounds)
-    with_typo = compare_search(library, krcg, list(TYPO_QUERIES), rounds)
-    every = compare_search(library, krcg, NAME_QUERIES + list(TYPO_QUERIES), rounds)
+    by_name = compare_search(library, krcg, NAME_QUERIES, rounds, game)
+    with_typo = compare_search(library, krcg, list(TYPO_QUERIES), rounds, game)
+    every = compare_search(library, krcg, NAME_QUERIES + list(TYPO_QUERIES), rounds, game)
     load = compare_load(krcg, load_runs, krcg_load_runs)
     ok = every["ours_p50_ms"] <= every["krcg_search_text_p50_ms"]
     return {
         "ok": ok,
         "krcg": krcg.version,
-        "cards": len(library.load("vtes")),
+        "game": game,
+        "cards": len(library.load(game)),
         "load_average": [round(x, 2) for x in os.getloadavg()],
         "search_by_name": by_name,
-        "search_with_typo": {**with_typo, **found_typos(library, krcg)},
+        "search_with_typo": {**with_typo, **found_typos(library, krcg, game)},
         "search_all": every,
         "load": load,
         "budget": "our search median at most krcg's VTES.search(text=) median (search_all)",

@@ -27,12 +27,14 @@ def _percentile(values: list[float], q: float) -> float:
 def bench_phones(changes: int = 200, phones: int = 6, directory: str | None = None) -> dict[str, Any]:
     import aiohttp
 
+    from companion.benchmarks import bench_game
     from companion.play.runtime import Runtime
     from companion.web.server import PhoneServer
 
+    game_id, main, _ = bench_game()
     with tempfile.TemporaryDirectory(dir=directory) as tmp:
         runtime = Runtime(journal_path=Path(tmp) / "bench.sqlite3", lang="fr", speak=False)
-        runtime.session.new_game("vtes", ["Ann", "Bob", "Cy"], seed=1)
+        runtime.session.new_game(game_id, ["Ann", "Bob", "Cy"], seed=1)
         server = PhoneServer(runtime, port=0, rate=1e6, burst=1e6)
         server.start()
         seats = server.invitations()["seats"]
@@ -54,7 +56,8 @@ def bench_phones(changes: int = 200, phones: int = 6, directory: str | None = No
                     sender = sockets[i % phones]
                     revision = runtime.session.revision + 1
                     start = time.perf_counter()
-                    await sender.send_str(json.dumps({"type": "command", "command": "pool +1" if i % 2 else "pool -1"}))
+                    command = f"{main} +1" if i % 2 else f"{main} -1"
+                    await sender.send_str(json.dumps({"type": "command", "command": command}))
                     await asyncio.gather(*(wait_revision(ws, revision) for ws in sockets))
                     times.append((time.perf_counter() - start) * 1000)
                 for ws in sockets:

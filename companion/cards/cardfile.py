@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from companion import registry
 from companion.cards.effects import parse_effects
-from companion.cards.gamedata import GameInfo, _plain
+from companion.cards.gamedata import GameInfo, plain
 from companion.cards.model import Card
 from companion.cards.validate import Checker
 from companion.cards.yamlload import DataError, load_file
@@ -14,19 +15,22 @@ from companion.i18n import t
 
 COMMON = frozenset({"id", "name", "names", "aliases", "type", "subtypes", "cost", "points", "text", "flavor",
                     "keywords", "confirmed", "source", "faq", "rulings", "stats", "effects"})
-# Structured fields a game adds to its cards (documented in cardmap/README.md).
-GAME_FIELDS: dict[str, frozenset[str]] = {
-    "res-arcana": frozenset({"collect", "powers", "pair"}),
-    "ascension": frozenset({"faction", "count", "gives"}),
-    "astral": frozenset({"multiples", "deck"}),
-}
-POWER_KINDS = frozenset({"action", "reaction", "static"})
 
 
-def cost_text(game: str, cost: dict[str, int], lang: str = "fr") -> str:
+def cost_text(game: str | GameInfo, cost: dict[str, int], lang: str = "fr") -> str:
+    """``2 runes + 1 puissance``: each resource by its word (``cost.<game>.<key>``), else by the
+    name of the table counter it moves (a user's game has no messages of its own)."""
+    info = game if isinstance(game, GameInfo) else None
+    game_id = info.id if info is not None else str(game)
+    table = info.table if info is not None else {}
+    counters = {**(table.get("counters") or {}), **(table.get("shared") or {})}
     parts = []
     for key, amount in cost.items():
-        parts.append(f"{amount} {t(f'cost.{game}.{key}', lang=lang)}")
+        word = t(f"cost.{game_id}.{key}", lang=lang)
+        if word == f"cost.{game_id}.{key}":
+            names = (counters.get(key) or {}).get("names") if isinstance(counters.get(key), dict) else None
+            word = (names.get(lang) or names.get("fr") or key) if isinstance(names, dict) else key
+        parts.append(f"{amount} {word}")
     return " + ".join(parts)
 
 
@@ -53,7 +57,8 @@ def load_cards(path: Path, game: GameInfo, shown: str | None = None, overlay: bo
 def parse_card(shown: str, item: Any, where: str, game: GameInfo, overlay: bool = False) -> Card:
     c = Checker(shown, item, where)
     c.mapping()
-    c.only(COMMON | GAME_FIELDS.get(game.id, frozenset()))
+    # Structured fields a game adds to its cards: its game.yaml's card_fields (cardmap/README.md).
+    c.only(COMMON | frozenset(game.card_fields))
     card_id = c.ident("id")
     name = c.get("name", str, required=True)
     names = c.texts("names", required=False, langs=())
@@ -73,21 +78,24 @@ def parse_card(shown: str, item: Any, where: str, game: GameInfo, overlay: bool 
         cost_display = raw_cost
     else:
         cost = c.counts("cost")
-        cost_display = cost_text(game.id, cost, game.card_language)
+        cost_display = cost_text(game, cost, game.card_language)
     points = c.get("points", int, default=0)
     if points < 0:
         raise c.fail("points", f"expected a whole number of 0 or more, got the number {points}")
     extra: dict[str, Any] = {"type": card_type, "subtypes": c.str_list("subtypes"), "cost": cost,
                              "points": points, "overlay": overlay}
     if c.get("stats", dict) is not None:
-        extra["stats"] = _plain(item["stats"])
+        extra["stats"] = plain(item["stats"])
     if c.get("source", str):
         extra["source"] = item["source"]
     faq = c.str_list("faq")
     if faq:
         extra["faq"] = faq
-    _game_fields(c, game.id, extra)
-    effects = parse_effects(c, game.id)
+    _own_fields(c, game, extra)
+    check_own = registry.hook(game.id, "check_card_fields")  # a game's closer checks, in its code
+    if check_own is not None:
+        check_own(c, extra)
+    effects = parse_effects(c, game)
     if effects:
         extra["effects"] = effects
     text = c.get("text", str, required=True)
@@ -99,34 +107,24 @@ def parse_card(shown: str, item: Any, where: str, game: GameInfo, overlay: bool 
         confirmed=c.get("confirmed", bool, default=True), extra=extra)
 
 
-def _game_fields(c: Checker, game: str, extra: dict[str, Any]) -> None:
+def _own_fields(c: Checker, game: GameInfo, extra: dict[str, Any]) -> None:
+    """The game's own card fields, each read by its kind; a field with a default is always set."""
     item = c.mapping()
-    if game == "res-arcana":
-        collect = c.get("collect", list, default=[])
-        for i, option in enumerate(collect):
-            Checker(c.path, option, f"{c.where}.collect[{i}]").own_counts()
-        extra["collect"] = _plain(collect)
-        powers = c.get("powers", list, default=[])
-        for i, power in enumerate(powers):
-            p = Checker(c.path, power, f"{c.where}.powers[{i}]")
-            p.only({"kind", "tap", "cost", "effect", "gain", "when"})
-            kind = p.get("kind", str, required=True)
-            if kind not in POWER_KINDS:
-                raise p.fail("kind", f"expected one of {', '.join(sorted(POWER_KINDS))}, got {kind!r}")
-            p.get("tap", bool)
-            p.counts("cost")
-            p.get("effect", str, required=True)
-        extra["powers"] = _plain(powers)
-        if "pair" in item:
-            extra["pair"] = c.ident("pair")
-    elif game == "ascension":
-        faction = c.get("faction", str)
-        if faction is not None:
-            extra["faction"] = faction
-        extra["count"] = c.get("count", int, default=1)
-        extra["gives"] = c.counts("gives")
-    elif game == "astral":
-        if c.get("multiples", int) is not None:
-            extra["multiples"] = item["multiples"]
-        if c.get("deck", str):
-            extra["deck"] = item["deck"]  # the starter deck the card comes in
+    for name, spec in game.card_fields.items():
+        kind, has_default = spec["kind"], "default" in spec
+        if name not in item or item[name] is None:
+            if has_default:
+                extra[name] = spec["default"]
+            continue
+        if kind == "text":
+            extra[name] = c.get(name, str)
+        elif kind == "number":
+            extra[name] = c.get(name, int)
+        elif kind == "counts":
+            extra[name] = c.counts(name)
+        elif kind == "id":
+            extra[name] = c.ident(name)
+        elif kind == "list":
+            extra[name] = plain(c.get(name, list))
+        else:
+            extra[name] = plain(c.get(name, dict))

@@ -1,15 +1,15 @@
-"""Everything the library knows, gathered from its sources: the cardmap folders, krcg's VTES
-lists and the user's overlay. A broken game folder disables that game, with its error kept for
+"""Everything the library knows, gathered from its sources: the games' folders (shipped and the
+user's own), the cards a game reads from elsewhere (its ``card_source`` hook) and the user's
+overlay. A broken game folder disables that game, with its error kept for
 display; the other games still load."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from companion import paths
+from companion import paths, registry
 from companion.cards.cardfile import load_cards, parse_card
 from companion.cards.gamedata import GameInfo, load_game
 from companion.cards.model import Card
@@ -19,16 +19,17 @@ from companion.cards.yamlload import DataError, load_file
 
 def cardmap_dir() -> Path:
     """The game data shipped with the program (``COMPANION_CARDMAP`` overrides, for tests)."""
-    override = os.environ.get("COMPANION_CARDMAP")
-    if override:
-        return Path(override)
-    return Path(__file__).resolve().parents[2] / "cardmap"
+    return registry.builtin_dir()
 
 
 def overlay_dir() -> Path:
     """Users' own cards: one ``<game>.yaml`` per game, in the user data directory. Not created
     here: reading works on a read-only home; saving a card creates it (overlay.add_card)."""
     return paths.data_dir() / "cards"
+
+
+class SourceError(Exception):
+    """A game's card source could not fetch or read its lists; the message says why."""
 
 
 @dataclass
@@ -43,8 +44,10 @@ class Catalog:
         self.errors.setdefault(game, []).append(message)
 
 
-def source_files(cardmap: Path, overlay: Path | None) -> list[Path]:
+def source_files(cardmap: Path, overlay: Path | None, user_games: Path | None = None) -> list[Path]:
     files = sorted(cardmap.glob("*/*.yaml"))
+    if user_games is not None and user_games.is_dir():
+        files += sorted(user_games.glob("*/*.yaml"))
     if overlay is not None and overlay.is_dir():
         files += sorted(overlay.glob("*.yaml"))
     return files
@@ -53,12 +56,27 @@ def source_files(cardmap: Path, overlay: Path | None) -> list[Path]:
 Progress = Callable[[int, int, str], None]  # (games done, games in all, the game now being read)
 
 
-def build(cardmap: Path | None = None, overlay: Path | None = None, with_vtes: bool = True,
-          progress: Progress | None = None) -> Catalog:
+def game_folders(cardmap: Path, user_games: Path | None = None) -> list[Path]:
+    """The shipped games' folders, then the user's own games (``<data dir>/games/<id>/``), each
+    a game by data alone; a user's folder never shadows a shipped game of the same id."""
+    folders = sorted(p for p in cardmap.iterdir() if p.is_dir() and (p / "game.yaml").exists())
+    if user_games is not None and user_games.is_dir():
+        taken = {p.name for p in folders}
+        folders += sorted(p for p in user_games.iterdir()
+                          if p.is_dir() and (p / "game.yaml").exists() and p.name not in taken)
+    return folders
+
+
+def build(cardmap: Path | None = None, overlay: Path | None = None, with_sources: bool = True,
+          progress: Progress | None = None, user_games: Path | None = None) -> Catalog:
+    """Everything known; ``user_games`` defaults to the user's games folder when the shipped
+    cardmap is the default one too (a test's own cardmap comes alone)."""
+    if cardmap is None and user_games is None:
+        user_games = registry.user_dir()
     cardmap = cardmap or cardmap_dir()
     overlay = overlay if overlay is not None else overlay_dir()
     catalog = Catalog()
-    folders = sorted(p for p in cardmap.iterdir() if p.is_dir() and (p / "game.yaml").exists())
+    folders = game_folders(cardmap, user_games)
     for done, folder in enumerate(folders):
         if progress is not None:
             progress(done, len(folders), folder.name)
@@ -78,29 +96,22 @@ def build(cardmap: Path | None = None, overlay: Path | None = None, with_vtes: b
                 catalog.error(game.id, str(exc))
                 del catalog.games[game.id]  # half a game would mislead a player
                 continue
-        if game.id == "vtes" and with_vtes:
+        source = registry.hook(game.id, "card_source") if with_sources else None
+        if source is not None:
             try:
-                from companion.cards import vtes
-
-                cards.update({c.id: c for c in vtes.iter_cards()})
-                for warning in vtes.warnings:  # updated lists set aside: the bundled ones are in use
-                    catalog.error("vtes", f"cards update: {warning}")
+                cards.update({c.id: c for c in source.cards()})
+                for warning in source.warnings():  # updated lists set aside: the shipped ones are in use
+                    catalog.error(game.id, f"cards update: {warning}")
                 if not cards:
-                    raise LookupError("krcg gave no card")
-            except Exception as exc:  # krcg missing, of an unknown line, or its data unreadable
-                catalog.error("vtes", f"krcg {vtes_version()}: {type(exc).__name__}: {exc}")
+                    raise LookupError(f"{source.name()} gave no card")
+            except Exception as exc:  # a library missing, of an unknown line, or its data unreadable
+                catalog.error(game.id, f"{source.name()} {source.version()}: {type(exc).__name__}: {exc}")
                 catalog.transient = True
         catalog.cards[game.id] = cards
     if overlay.is_dir():
         for path in sorted(overlay.glob("*.yaml")):
             _load_overlay(catalog, path)
     return catalog
-
-
-def vtes_version() -> str:
-    from companion.cards.vtes import krcg_version
-
-    return krcg_version()
 
 
 def completed(shipped: Card, own: Card) -> Card:

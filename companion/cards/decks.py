@@ -1,7 +1,7 @@
 """Deck lists checked against a game's deck rules (``deck.rules`` in its game.yaml).
 
-VTES lists are parsed by krcg's parser (TWD/TWDA, JOL, Lackey, VDB/Amaranth text); the other
-games use a plain ``3 Name`` / ``3x Name`` list, one card per line, ``#`` for comments.
+A game may read its own list formats (its ``check_deck`` hook: VTES lists through krcg's parser);
+the others use a plain ``3 Name`` / ``3x Name`` list, one card per line, ``#`` for comments.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from companion import registry
 from companion.cards.library import CardLibrary
 from companion.cards.model import Card
 from companion.i18n import t
@@ -40,47 +41,11 @@ class DeckReport:
 def check(game: str, text: str, library: CardLibrary) -> DeckReport:
     info = library.game(game)
     rules = (info.deck.get("rules") if info else None) or {}
-    if game == "vtes":
-        return _check_vtes(text, library, rules)
+    own = registry.hook(game, "check_deck")
+    if own is not None:
+        return own(text, library, rules)
     report = _parse_plain(game, text, library)
     _apply_rules(report, rules)
-    return report
-
-
-def _check_vtes(text: str, library: CardLibrary, rules: dict[str, Any]) -> DeckReport:
-    from companion.cards import vtes
-
-    report = DeckReport("vtes")
-    parsed = vtes.parse_deck(text)
-    # krcg's own line numbers depend on how it split the preface off: find the line ourselves.
-    file_lines = [raw.strip() for raw in text.splitlines()]
-    for line, content in parsed.failed:
-        wanted = content.strip()
-        number = next((i for i, raw in enumerate(file_lines, 1) if raw == wanted), line)
-        report.unreadable.append((number, printable(wanted, limit=200), "unknown card or unreadable line"))
-    crypt = [(e, e.count) for e in parsed.entries if e.crypt]
-    library_cards = [(e, e.count) for e in parsed.entries if not e.crypt]
-    for entry, _ in crypt + library_cards:
-        card = library.get(f"vtes:{entry.id}")
-        if card is not None:
-            report.cards.append((card, entry.count))
-    crypt_count = sum(n for _, n in crypt)
-    library_count = sum(n for _, n in library_cards)
-    report.counts = {"crypt": crypt_count, "library": library_count}
-    groups = sorted({int(e.group) for e, _ in crypt if e.group.isdigit()})
-    report.counts["groups"] = groups  # type: ignore[assignment]
-    crypt_min = rules.get("crypt_min", 12)
-    lib_min, lib_max = rules.get("library_min", 40), rules.get("library_max", 90)
-    if crypt_count < crypt_min:
-        report.problems.append(t("deck.crypt_min", have=crypt_count, need=crypt_min))
-    if not lib_min <= library_count <= lib_max:
-        report.problems.append(t("deck.library_range", have=library_count, low=lib_min, high=lib_max))
-    span = rules.get("max_group_span", 2)
-    if groups and groups[-1] - groups[0] >= span:
-        report.problems.append(t("deck.group_span", groups=", ".join(map(str, groups)), span=span))
-    for entry in parsed.entries:
-        if entry.banned:
-            report.problems.append(t("deck.banned", name=entry.name, since=entry.banned))
     return report
 
 
@@ -145,13 +110,8 @@ def _apply_rules(report: DeckReport, rules: dict[str, Any]) -> None:
 
 def check_cards(game: str, cards: list[tuple[Card, int]], library: CardLibrary) -> DeckReport:
     """Check cards scanned one by one: the same rules and counts as a deck list file."""
-    if game == "vtes":
-        # krcg's parser knows every VTES name; its crypt/library split and bans then apply as for a file.
-        crypt = [f"{n} {c.name}" for c, n in cards if c.extra.get("crypt")]
-        rest = [f"{n} {c.name}" for c, n in cards if not c.extra.get("crypt")]
-        text = "\n".join(["Crypt:", *crypt, "Library:", *rest])
-    else:
-        text = "\n".join(f"{n} {c.ref}" for c, n in cards)
+    own = registry.hook(game, "deck_text")  # a game's own list format, e.g. by printed names
+    text = own(cards) if own is not None else "\n".join(f"{n} {c.ref}" for c, n in cards)
     return check(game, text, library)
 
 

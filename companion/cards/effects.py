@@ -8,50 +8,42 @@ reaches ``at``, or ``per`` energy of this turn), ``vp`` (Res Arcana: the compone
 while in play) and ``ask`` (a choice or a condition the companion leaves to the players, said
 with the proposal).
 
-Ascension and Res Arcana write them in cards.yaml; VTES derives them from krcg's pool cost;
-users' Rise and ASTRAL cards may write them, and otherwise their ``cost`` is what playing costs.
+Which actions and resource keys a game knows is its game.yaml's ``effects:`` section. Cards
+write their effects in cards.yaml; a game may derive them (its ``effects_of`` hook: VTES from
+krcg's pool cost); with ``from_cost: true`` a card that writes none pays its ``cost`` when played.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from companion import registry
+from companion.cards.gamedata import GameInfo
 from companion.cards.model import Card
 from companion.cards.validate import Checker
 from companion.cards.yamlload import DataError, line_of
 
-ACTIONS = ("play", "acquire", "defeat")
-# The resource keys an effect may name, per game: the table's counters they move.
-KEYS: dict[str, frozenset[str]] = {
-    "ascension": frozenset({"runes", "power", "energy", "honor"}),
-    "res-arcana": frozenset({"mort", "serenite", "vie", "vigueur", "or", "any"}),
-    "vtes": frozenset({"pool"}),
-    "rise": frozenset({"coins"}),
-    "astral": frozenset({"energy", "stars"}),
-}
-# Which actions a game knows: only shared displays are acquired, only Ascension defeats.
-GAME_ACTIONS: dict[str, tuple[str, ...]] = {
-    "ascension": ("play", "acquire", "defeat"),
-    "res-arcana": ("play", "acquire"),
-    "vtes": ("play",),
-    "rise": ("play",),
-    "astral": ("play",),
-}
-ESSENCES = ("mort", "serenite", "vie", "vigueur", "or")
 FIELDS = frozenset({"pay", "gain", "but", "energized", "vp", "ask"})
 # Said after a card's name when another card lets it be taken for nothing (Ascension).
 FREE_WORDS = frozenset({"free", "gratuit", "gratuite", "gratuitement"})
 
 
-def parse_effects(c: Checker, game: str) -> dict[str, dict[str, Any]]:
-    """The ``effects`` field of one card, checked; raises DataError with file, line and field."""
+def parse_effects(c: Checker, game: GameInfo) -> dict[str, dict[str, Any]]:
+    """The ``effects`` field of one card, checked; raises DataError with file, line and field.
+    A card that writes none, in a game whose effects come ``from_cost``, pays its cost."""
     raw = c.get("effects", dict)
+    known = game.effects or {}
+    keys = frozenset(known.get("keys") or ())
     if raw is None:
+        cost = c.data.get("cost") if isinstance(c.data, dict) else None
+        if known.get("from_cost") and isinstance(cost, dict):
+            pay = {k: int(v) for k, v in cost.items() if k in keys and isinstance(v, int) and v}
+            return {"play": {"pay": pay}} if pay else {}
         return {}
     e = Checker(c.path, raw, f"{c.where}.effects")
-    allowed = GAME_ACTIONS.get(game, ("play",))
+    allowed = tuple(known.get("actions") or ("play",))
     e.only(frozenset(allowed))
-    keys = KEYS.get(game, frozenset())
+    choice = tuple(known.get("any") or ())
     out: dict[str, dict[str, Any]] = {}
     for action in allowed:
         if action not in raw:
@@ -67,15 +59,15 @@ def parse_effects(c: Checker, game: str) -> dict[str, dict[str, Any]]:
                 spec[part] = counts
         but = a.str_list("but")
         for i, word in enumerate(but):
-            if word not in ESSENCES:
+            if word not in choice:
                 raise DataError(c.path, line_of(raw[action]["but"], i), f"{a.where}.but[{i}]",
-                                f"expected one of {', '.join(ESSENCES)}, got {word!r}")
+                                f"expected one of {', '.join(choice)}, got {word!r}")
         if but:
             spec["but"] = but
         energized = a.get("energized", dict)
         if energized is not None:
-            if game != "ascension":
-                raise a.fail("energized", "only Ascension cards are energized")
+            if not known.get("energized"):
+                raise a.fail("energized", f"the cards of {game.id} are not energized (effects.energized in game.yaml)")
             en = Checker(c.path, energized, f"{a.where}.energized")
             en.only({"at", "gain", "per", "instead"})
             at = en.get("at", int, default=1)
@@ -111,33 +103,5 @@ def effects_of(card: Card) -> dict[str, dict[str, Any]]:
     written = card.extra.get("effects")
     if written:
         return written
-    if card.game == "vtes":
-        return _vtes(card)
-    if card.game in ("rise", "astral"):
-        cost = card.extra.get("cost") or {}
-        keys = KEYS[card.game]
-        pay = {k: v for k, v in cost.items() if k in keys and v}
-        return {"play": {"pay": pay}} if pay else {}
-    return {}
-
-
-def _vtes(card: Card) -> dict[str, dict[str, Any]]:
-    if card.extra.get("crypt"):
-        return {}  # a vampire is influenced out, not paid for: the table's `vampire` verb
-    spec: dict[str, Any] = {}
-    cost = card.extra.get("pool_cost")
-    if isinstance(cost, int) or (isinstance(cost, str) and cost.isdigit()):
-        spec["pay"] = {"pool": int(cost)}
-    elif cost not in (None, ""):
-        spec["ask"] = _said("effects.vtes.pool_variable", cost)
-    for key in ("blood_cost", "conviction_cost"):
-        value = card.extra.get(key)
-        if value not in (None, ""):
-            spec["ask"] = _said(f"effects.vtes.{key}", value)
-    return {"play": spec} if spec else {}
-
-
-def _said(key: str, cost: Any) -> dict[str, str]:
-    from companion.i18n import t
-
-    return {lang: t(key, lang, cost=cost) for lang in ("fr", "en")}
+    own = registry.hook(card.game, "effects_of")  # a game that derives them from its card source
+    return own(card) if own is not None else {}

@@ -30,15 +30,15 @@ def keyword_entries(card: Card, game: GameInfo | None) -> list[GlossaryEntry]:
 
 
 def keyword_names(card: Card, game: GameInfo | None, lang: str = "fr") -> list[str]:
-    """The card's keywords as words: VTES disciplines by name, superior ones marked
-    ("Domination supérieure" for ``DOM``), so that nobody has to know the abbreviations."""
+    """The card's keywords as words: disciplines by name, superior ones (written upper-case)
+    marked ("Domination supérieure" for ``DOM``), so that nobody has to know the abbreviations."""
     from companion.i18n import t
 
     names = []
     for word in card.keywords:
         entry = find_term(game, word)
         name = entry.name(lang) if entry is not None else word
-        if card.game == "vtes" and entry is not None and entry.kind == "discipline" and word.isupper():
+        if entry is not None and entry.kind == "discipline" and word.isupper():
             name = t("card.superior", lang=lang, name=name)
         names.append(name)
     return names
@@ -72,16 +72,14 @@ def type_names(card: Card, game: GameInfo | None, lang: str = "fr") -> list[str]
     return names
 
 
-VTES_COSTS = ("pool", "blood", "conviction")
-
-
 def cost_display(card: Card, lang: str = "fr") -> str:
-    """The cost in the reader's language: krcg prints VTES costs in English ("1 blood")."""
+    """The cost in the reader's language: a card source may print costs in English ("1 blood"),
+    each as an ``<kind>_cost`` field, said through ``cost.<game>.<kind>``."""
     from companion.i18n import t
 
     extra = card.extra or {}
-    parts = [t(f"cost.vtes.{key}", lang=lang, n=extra[f"{key}_cost"])
-             for key in VTES_COSTS if extra.get(f"{key}_cost") not in (None, "")]
+    parts = [t(f"cost.{card.game}.{key[:-5]}", lang=lang, n=value)
+             for key, value in extra.items() if key.endswith("_cost") and value not in (None, "")]
     if parts:
         return ", ".join(parts)
     if extra.get("crypt"):
@@ -95,7 +93,7 @@ def cost_display(card: Card, lang: str = "fr") -> str:
 
 
 def is_imbued(card: Card) -> bool:
-    return card.game == "vtes" and "Imbued" in card.types
+    return "Imbued" in card.types
 
 
 def card_rows(card: Card, game: GameInfo | None, lang: str = "fr") -> list[tuple[str, str]]:
@@ -122,7 +120,7 @@ def card_rows(card: Card, game: GameInfo | None, lang: str = "fr") -> list[tuple
     if extra.get("deck"):
         rows.append((t("card.deck", lang=lang), str(extra["deck"])))
     if card.keywords:
-        label = "card.keywords" if card.game != "vtes" else ("card.virtues" if imbued else "card.disciplines")
+        label = ("card.virtues" if imbued else "card.disciplines") if extra.get("disciplines") else "card.keywords"
         rows.append((t(label, lang=lang), ", ".join(keyword_names(card, game, lang))))
     return rows
 

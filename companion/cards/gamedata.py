@@ -1,7 +1,9 @@
-"""A game's own data from ``cardmap/<game>/game.yaml``: names, card types, glossary, rules, deck.
+"""A game's own data from its ``game.yaml`` (``cardmap/<game>/`` or a user's games folder):
+names, card types, glossary, rules, card effects, deck.
 
-The ``table:`` section (counters, phases) belongs to the table engine, which validates it; here it
-is carried along untouched.
+This is the one reader of game.yaml (``read_game``). The ``table:`` section (counters, phases,
+verbs) belongs to the table engine, which checks it (companion/table/data.py) from the same
+document; here it is carried along untouched.
 """
 
 from __future__ import annotations
@@ -12,12 +14,18 @@ from typing import Any
 
 from companion.cards.validate import Checker
 from companion.cards.yamlload import load_file
+from companion.i18n import add_messages
 
 GLOSSARY_KINDS = frozenset(
     {"keyword", "ability-passive", "ability-active", "term", "discipline", "clan", "phase", "resource", "card-type"})
 SECTIONS = frozenset(
     {"overview", "setup", "turn", "combat", "actions", "end", "scoring", "variants", "faq", "deck"})
-GAME_KEYS = frozenset({"id", "names", "players", "card_language", "card_types", "glossary", "rules", "deck", "table"})
+GAME_KEYS = frozenset({"id", "order", "names", "players", "card_language", "card_types", "card_fields", "glossary",
+                       "rules", "effects", "deck", "table", "messages"})
+# The kinds of a game's own card fields (``card_fields:``), read the same way for every game.
+FIELD_KINDS = frozenset({"text", "number", "counts", "id", "list", "mapping"})
+CARD_ACTIONS = ("play", "acquire", "defeat")
+EFFECT_KEYS = frozenset({"actions", "keys", "any", "energized", "from_cost", "cost_key"})
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,12 @@ class GameInfo:
     deck: dict[str, Any]
     table: dict[str, Any]
     path: str
+    # What laying a card does to the numbers (``effects:``): actions, resource keys, choices.
+    effects: dict[str, Any] = field(default_factory=dict)
+    # The game's own fields in cards.yaml: name → {kind, default} (``card_fields:``).
+    card_fields: dict[str, Any] = field(default_factory=dict)
+    # Its own messages, key → {fr, en} (``messages:``), for the one translation table.
+    messages: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def name(self, lang: str = "fr") -> str:
         return self.names.get(lang) or self.names.get("fr") or self.id
@@ -87,28 +101,44 @@ class GameInfo:
             glossary=tuple(GlossaryEntry(**{**g, "aliases": tuple(g["aliases"]), "see": tuple(g["see"])})
                            for g in data["glossary"]),
             rules=tuple(RuleSection(**r) for r in data["rules"]),
-            deck=data["deck"], table=data["table"], path=data["path"],
+            deck=data["deck"], table=data["table"], path=data["path"], effects=data.get("effects") or {},
+            card_fields=data.get("card_fields") or {},
+            messages=data.get("messages") or {},
         )
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """LDict/LList → dict/list, so the data can be stored as JSON."""
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: plain(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     return value
 
 
-def load_game(path: Path, shown: str | None = None) -> GameInfo:
+def read_game(path: Path, shown: str | None = None) -> tuple[GameInfo, Any]:
+    """The one reader of a game.yaml (the card library's and the table's): the checked GameInfo,
+    and the document with the line of every value, for the table engine's own checks of its
+    ``table:`` section. Raises DataError naming file, line and field."""
     shown = shown or str(path)
     data = load_file(path, shown)
+    return _check_game(path, shown, data), data
+
+
+def load_game(path: Path, shown: str | None = None) -> GameInfo:
+    return read_game(path, shown)[0]
+
+
+def _check_game(path: Path, shown: str, data: Any) -> GameInfo:
     top = Checker(shown, data, "")
     top.mapping()
     top.only(GAME_KEYS)
     game_id = top.ident("id")
     if path.parent.name != game_id:
         raise top.fail("id", f"expected '{path.parent.name}' (the folder's name), got {game_id!r}")
+    order = top.get("order", int)  # its place in the games menu (read by companion.registry)
+    if order is not None and order < 1:
+        raise top.fail("order", f"expected a whole number of 1 or more, got the number {order}")
     names = top.texts("names", langs=("fr", "en"))
     players_raw = top.get("players", dict, required=True)
     pc = Checker(shown, players_raw, "players")
@@ -162,11 +192,74 @@ def load_game(path: Path, shown: str | None = None) -> GameInfo:
                 raise Checker(shown, glossary_raw[i], f"glossary[{i}]").fail(
                     "see", f"no rules section with id {target!r}")
 
-    deck = _plain(top.get("deck", dict, default={}))
-    table = _plain(top.get("table", dict, default={}))
+    deck = plain(top.get("deck", dict, default={}))
+    table = plain(top.get("table", dict, default={}))
     return GameInfo(id=game_id, names=names, players=players, card_language=card_language,
                     card_types=tuple(card_types), glossary=tuple(glossary), rules=tuple(rules),
-                    deck=deck, table=table, path=shown)
+                    deck=deck, table=table, path=shown, effects=_effects(shown, top),
+                    card_fields=_card_fields(shown, top), messages=_messages(shown, top))
+
+
+def _messages(shown: str, top: Checker) -> dict[str, dict[str, str]]:
+    """``messages:``: the game's own sentences, ``key: {fr, en}``, both languages required;
+    they join the translation table as soon as the game is read."""
+    raw = top.get("messages", dict)
+    if raw is None:
+        return {}
+    m = Checker(shown, raw, "messages")
+    out = {str(key): m.texts(str(key), langs=("fr", "en")) for key in raw}
+    add_messages(out)
+    return out
+
+
+def _card_fields(shown: str, top: Checker) -> dict[str, Any]:
+    """``card_fields:``: the fields a game adds to its cards, each ``{kind, default}`` (kind:
+    text, number, counts, id, list or mapping), e.g. ``count: {kind: number, default: 1}``."""
+    raw = top.get("card_fields", dict)
+    if raw is None:
+        return {}
+    out: dict[str, Any] = {}
+    for name, spec in raw.items():
+        f = Checker(shown, spec, f"card_fields.{name}")
+        f.mapping()
+        f.only({"kind", "default"})
+        kind = f.get("kind", str, required=True)
+        if kind not in FIELD_KINDS:
+            raise f.fail("kind", f"expected one of {', '.join(sorted(FIELD_KINDS))}, got {kind!r}")
+        out[str(name)] = {"kind": kind, **({"default": plain(spec["default"])} if "default" in spec else {})}
+    return out
+
+
+def _effects(shown: str, top: Checker) -> dict[str, Any]:
+    """The ``effects:`` section: which actions a card may have (play, acquire, defeat), the
+    resource keys its costs and gains name, what ``any`` may be, and the game's options."""
+    raw = top.get("effects", dict)
+    if raw is None:
+        return {"actions": ["play"], "keys": []}
+    e = Checker(shown, raw, "effects")
+    e.only(EFFECT_KEYS)
+    actions = e.str_list("actions") or ["play"]
+    for i, action in enumerate(actions):
+        if action not in CARD_ACTIONS:
+            raise Checker(shown, raw["actions"], "effects.actions").fail(
+                i, f"expected one of {', '.join(CARD_ACTIONS)}, got {action!r}")
+    keys = e.str_list("keys")
+    out: dict[str, Any] = {"actions": actions, "keys": keys}
+    choice = e.str_list("any")
+    for i, key in enumerate(choice):
+        if key not in keys:
+            raise Checker(shown, raw["any"], "effects.any").fail(i, f"{key!r} is not one of effects.keys")
+    if choice:
+        out["any"] = choice
+    for flag in ("energized", "from_cost"):
+        if e.get(flag, bool, default=False):
+            out[flag] = True
+    cost_key = e.get("cost_key", str)
+    if cost_key is not None:
+        if cost_key not in keys:
+            raise e.fail("cost_key", f"{cost_key!r} is not one of effects.keys")
+        out["cost_key"] = cost_key
+    return out
 
 
 def _unique(shown: str, raw: list, ids: list[str], where: str) -> None:

@@ -1,9 +1,9 @@
 """The compiled card index: the catalog stored in SQLite in the user cache directory, so that a
 warm start reads one file instead of parsing YAML and krcg's CSV lists.
 
-It is rebuilt only when a source file (cardmap, overlay, VTES lists from ``cards update``) changes
-or krcg's version changes: the key is a hash of their paths, sizes and modification times, plus
-the index format version and krcg's version.
+It is rebuilt only when a source file (cardmap, overlay, a game's own card source such as the
+lists ``cards update`` fetched) changes or a card source's version changes: the key is a hash of
+their paths, sizes and modification times, plus the index format version and the sources' versions.
 
 Stored as JSON, never pickle: reading the cache must not be able to run code, whoever wrote the
 file. Cards are rows (one list per card, fields in ``Card`` order), which keeps a warm start fast.
@@ -16,7 +16,6 @@ first search does (``read_search``), instead of computing it again.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 import json
 import logging
@@ -26,39 +25,36 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from companion import paths
+from companion import paths, registry
 from companion.cards import catalog as catalog_mod
 from companion.cards.catalog import Catalog
 from companion.cards.gamedata import GameInfo
 from companion.cards.model import Card
+from companion.i18n import add_messages
 
 log = logging.getLogger(__name__)
-FORMAT = 9  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
+FORMAT = 11  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
 
 
 def index_path() -> Path:
     return paths.cache_dir() / "cards-index.sqlite3"
 
 
-@functools.cache
-def _krcg_version() -> str:
-    # Read from krcg's installed metadata (an email-format file parsed each time): once.
-    from companion.cards.vtes import krcg_version
-
-    return krcg_version()
-
-
-def source_key(cardmap: Path, overlay: Path) -> str:
-    from companion.cards import vtes_update
-
-    h = hashlib.sha256(f"format {FORMAT}; krcg {_krcg_version()}".encode())
-    lists = vtes_update.current()
-    files = catalog_mod.source_files(cardmap, overlay)
-    if lists is not None:
-        files += sorted(p for p in lists.iterdir() if p.is_file())
+def source_key(cardmap: Path, overlay: Path, user_games: Path | None = None) -> str:
+    h = hashlib.sha256(f"format {FORMAT}".encode())
+    files = catalog_mod.source_files(cardmap, overlay, user_games)
+    for game_id in registry.builtin_ids():
+        source = registry.hook(game_id, "card_source")
+        if source is not None:
+            h.update(f"; {game_id}: {source.name()} {source.version()}".encode())
+            files += source.files()
     for path in files:
-        st = path.stat()
-        h.update(f"\n{path}|{st.st_size}|{st.st_mtime_ns}".encode())
+        try:
+            st = path.stat()
+        except OSError as exc:  # a dangling link, a loop: the loader names it; the key notes it
+            h.update(f"\n{path}|{exc.errno}".encode())
+            continue
+        h.update(f"\n{path}|{st.st_mode}|{st.st_size}|{st.st_mtime_ns}".encode())
     return h.hexdigest()
 
 
@@ -72,7 +68,8 @@ def _read(db_path: Path, key: str) -> Catalog | None:
                 return None
             result = Catalog()
             for game_id, blob in db.execute("SELECT game, data FROM games"):
-                result.games[game_id] = GameInfo.from_json(json.loads(blob))
+                result.games[game_id] = info = GameInfo.from_json(json.loads(blob))
+                add_messages(info.messages)  # a warm start reads no game.yaml: its messages come from here
             for game_id, blob in db.execute("SELECT game, data FROM cards"):
                 result.cards[game_id] = _cards(json.loads(blob))
             for game_id, message in db.execute("SELECT game, message FROM errors ORDER BY rowid"):
@@ -168,15 +165,16 @@ def load(cardmap: Path | None = None, overlay: Path | None = None, rebuild: bool
          progress: catalog_mod.Progress | None = None) -> tuple[Catalog, bool]:
     """The catalog, from the index when it is current. Returns (catalog, rebuilt); ``progress``
     hears of each game while the index is being rebuilt (the first start takes seconds)."""
+    user_games = registry.user_dir() if cardmap is None else None  # a test's own cardmap comes alone
     cardmap = cardmap or catalog_mod.cardmap_dir()
     overlay = overlay if overlay is not None else catalog_mod.overlay_dir()
-    key = source_key(cardmap, overlay)
+    key = source_key(cardmap, overlay, user_games)
     db_path = index_path()
     if not rebuild:
         cached = _read(db_path, key)
         if cached is not None:
             return cached, False
-    result = catalog_mod.build(cardmap, overlay, progress=progress)
+    result = catalog_mod.build(cardmap, overlay, progress=progress, user_games=user_games)
     if result.transient:
         return result, True  # not cached: the next start tries krcg again
     if not paths.writable(db_path.parent):  # a read-only home: the index is rebuilt each start

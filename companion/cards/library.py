@@ -112,11 +112,22 @@ class CardLibrary:
                 return card
         return None
 
-    def search(self, query: str, game: str | None = None, limit: int = 20, **filters: object) -> list[Hit]:
+    @property
+    def search_ready(self) -> bool:
+        """Whether the search index is built: the first search before then waits for it."""
+        return self._search is not None
+
+    def prepare_search(self) -> None:
+        """Build the search index now (a background worker at start calls this), so that no
+        player waits seconds for it at the first card they name (a vampire, a card to find)."""
         if self._search is None:
             with self._lock:
                 if self._search is None:
                     self._search = self._search_index()
+
+    def search(self, query: str, game: str | None = None, limit: int = 20, **filters: object) -> list[Hit]:
+        self.prepare_search()
+        assert self._search is not None
         return self._search.search(query, game=game, limit=limit, **filters)
 
     def _search_index(self) -> SearchIndex:

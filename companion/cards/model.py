@@ -6,8 +6,6 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-GAMES = ("vtes", "ascension", "res-arcana", "rise", "astral")
-
 # Tag contents are untrusted: a reference is short, lower-case ASCII and nothing else.
 _REF = re.compile(r"^(?P<game>[a-z][a-z0-9-]{1,23}):(?P<id>[A-Za-z0-9][A-Za-z0-9_.-]{0,63})$")
 

@@ -37,11 +37,23 @@ def add_card(game: GameInfo, fields: dict[str, Any], existing_ids: set[str]) -> 
     fields.setdefault("id", slug(str(fields.get("name", ""))))
     path = overlay_file(game.id)
     current: dict[str, Any] = {"cards": []}
-    if path.exists():
-        text = path.read_text(encoding="utf-8")
+    if os.path.lexists(path):
+        from companion import userfiles
+        from companion.cards.yamlload import MAX_FILE_BYTES
+
+        try:
+            text = userfiles.read_text(path, MAX_FILE_BYTES)
+        except userfiles.Unreadable as exc:
+            raise DataError(str(path), 0, "", exc.describe()) from None
+        except UnicodeDecodeError as exc:
+            raise DataError(str(path), 0, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
         load_text(text, str(path))  # refuse to append to a file that is already broken
         current = yaml.safe_load(text) or {"cards": []}
-        current.setdefault("cards", [])
+        if not isinstance(current, dict) or not isinstance(current.setdefault("cards", []), list) or not all(
+                isinstance(c, dict) and isinstance(c.get("id", ""), str) for c in current["cards"]):
+            from companion.i18n import t
+
+            raise DataError(str(path), 0, "cards", t("cards.overlay_shape"))
     taken = existing_ids | {c.get("id") for c in current["cards"] if isinstance(c, dict)}
     if fields["id"] in taken:
         raise DataError(str(path), 0, "id", f"the id {fields['id']!r} is already used in {game.id}; choose another")

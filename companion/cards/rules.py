@@ -2,15 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from companion.cards.gamedata import GameInfo, GlossaryEntry, RuleSection
 from companion.cards.search import Doc, DocIndex, Hit
-
-
-@dataclass(frozen=True)
-class RulesAnswer:
-    hits: list[Hit[GlossaryEntry | RuleSection]]
 
 
 def rules_index(game: GameInfo) -> DocIndex[GlossaryEntry | RuleSection]:

@@ -111,13 +111,18 @@ def _scalar(node: yaml.ScalarNode) -> Any:
 def load_file(path: Path, display: str | None = None) -> Any:
     """Parse one YAML file into LDict/LList/scalars; errors become DataError with a line."""
     shown = display or str(path)
+    from companion import userfiles
+
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise DataError(shown, 0, "", f"file too large ({size} bytes; at most {MAX_FILE_BYTES})")
-        text = path.read_text(encoding="utf-8")
+        # Only a regular file, and the cap counted on the bytes read (st_size is 0 for a FIFO
+        # or /dev/zero): a special file or a dangling link is named and skipped, never waited on.
+        text = userfiles.read_text(path, MAX_FILE_BYTES)
     except UnicodeDecodeError as exc:
         raise DataError(shown, 0, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except userfiles.Unreadable as exc:
+        if exc.key == "userfile.too_large":
+            raise DataError(shown, 0, "", f"file too large (more than {MAX_FILE_BYTES} bytes)") from None
+        raise DataError(shown, 0, "", exc.describe()) from None
     except OSError as exc:
         raise DataError(shown, 0, "", f"cannot read: {exc.strerror or exc}") from None
     return load_text(text, shown)

@@ -16,6 +16,7 @@ BENCHES = {
     "startup": ("companion.ui.bench", "bench_startup"),
     "phones": ("companion.benchmarks.phones", "bench_phones"),
     "compare": ("companion.benchmarks.compare", "bench_compare"),
+    "venue": ("companion.venue.bench", "bench_venue"),
 }
 
 

@@ -7,6 +7,7 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -129,28 +130,37 @@ def _stats(args, library) -> int:
     for game, errors in library.errors().items():
         data.setdefault(game, {})["errors"] = errors
         lines.extend(f"! {e}" for e in errors)
-    from companion.cards import vtes, vtes_update
-
-    lists = vtes_update.info()
-    data["vtes_lists"] = {"krcg": vtes.krcg_version(), "updated": lists}
-    lines.append(f"vtes lists: krcg {vtes.krcg_version()}, "
-                 + (f"updated {lists.get('fetched')} ({lists.get('source')})" if lists else "bundled"))
+    for game, source in _sources():
+        lists = source.info()
+        data[f"{game}_lists"] = {source.name(): source.version(), "updated": lists}
+        lines.append(f"{game} lists: {source.name()} {source.version()}, "
+                     + (f"updated {lists.get('fetched')} ({lists.get('source')})" if lists else "bundled"))
     _out(args, data, lines)
     return 0
 
 
+def _sources() -> list[tuple[str, Any]]:
+    """The games whose cards come from lists the program can fetch again (their card source)."""
+    from companion import registry
+
+    found = [(game, registry.hook(game, "card_source")) for game in registry.builtin_ids()]
+    return [(game, source) for game, source in found if source is not None and hasattr(source, "update")]
+
+
 def _update(args) -> int:
-    from companion.cards import vtes_update
+    from companion.cards.catalog import SourceError
     from companion.i18n import t
 
+    sources = _sources()
     if args.revert:
-        had = vtes_update.revert()
+        had = any([source.revert() for _, source in sources])
         _out(args, {"reverted": had}, [t("cards.update.reverted" if had else "cards.update.nothing")])
         return 0
     print(t("cards.update.fetching"), file=sys.stderr)
     try:
-        result = vtes_update.update(args.mirror, timeout=args.timeout)
-    except vtes_update.UpdateError as exc:
+        (_game, source), = sources  # one game's lists today; a second would need a --game
+        result = source.update(args.mirror, timeout=args.timeout)
+    except SourceError as exc:
         print(t("cards.update.failed", reason=str(exc)), file=sys.stderr)
         return 1
     lines = [t("cards.update.done", cards=result.cards, added=result.added, changed=result.changed,
@@ -160,6 +170,7 @@ def _update(args) -> int:
 
 
 def _validate(args) -> int:
+    from companion import registry
     from companion.cards import catalog
     from companion.i18n import t
 
@@ -169,7 +180,10 @@ def _validate(args) -> int:
         return 2
     overlay = None if args.dir else catalog.overlay_dir()
     # krcg's VTES list is not a file of the cardmap: it is checked by the test suite, not here.
-    result = catalog.build(folder, overlay if overlay is not None else Path("/nonexistent"), with_vtes=False)
+    # With no --dir: the shipped games, the user's own games and cards.
+    user_games = None if args.dir else registry.user_dir()
+    result = catalog.build(folder, overlay if overlay is not None else Path("/nonexistent"), with_sources=False,
+                           user_games=user_games)
     errors = [e for msgs in result.errors.values() for e in msgs]
     count = sum(len(c) for c in result.cards.values())
     if args.json:
@@ -210,7 +224,7 @@ def _add(args, library) -> int:
         print(t("cards.missing_fields", fields=", ".join(missing), first=missing[0]), file=sys.stderr)
         return 2
     if args.cost:
-        fields["cost"] = _parse_cost(args.cost, game.id)
+        fields["cost"] = _parse_cost(args.cost, game.effects.get("cost_key", "any"))
     if args.keywords:
         fields["keywords"] = [k.strip() for k in args.keywords.split(",") if k.strip()]
     if args.stat:
@@ -231,8 +245,8 @@ def _number(text: str) -> int | str:
     return int(text) if text.lstrip("-").isdigit() else text
 
 
-def _parse_cost(text: str, game: str) -> dict[str, int] | str:
-    default_key = {"astral": "energy", "rise": "coins", "ascension": "runes"}.get(game, "any")
+def _parse_cost(text: str, default_key: str) -> dict[str, int] | str:
+    """``3`` (in the game's usual resource, its effects.cost_key), ``or=2, vie=1``, or free text."""
     if text.isdigit():
         return {default_key: int(text)}
     parts = {}

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from companion.cards.model import GAMES
+from companion import registry
 
 SIZES = ("800x480", "1280x800")
 PER_SIZE_TIMEOUT = 300  # seconds; software GL on a Raspberry Pi is slow, a hang is not
@@ -43,7 +43,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, type=Path, help="folder for the PNG files")
     parser.add_argument("--size", action="append", type=_size,
                         help=f"window size, repeatable (default: {' and '.join(SIZES)})")
-    parser.add_argument("--game", action="append", choices=GAMES, help="only this game (repeatable)")
+    parser.add_argument("--game", action="append", choices=registry.ids(), help="only this game (repeatable)")
     parser.add_argument("--screen", action="append", help="only this screen (repeatable)")
     parser.add_argument("--players", type=_players, help="players at the table: a number, max (as many as "
                         "each game allows), or per game: vtes=6,ascension=4; default: the demo's")

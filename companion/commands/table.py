@@ -7,9 +7,11 @@ import argparse
 import json
 import sys
 
+from companion import registry
+
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--game", help="vtes, ascension, res-arcana, rise or astral")
+    p.add_argument("--game", help=f"the game: {registry.help_list()}")
     p.add_argument("--players", help='player names in table order, e.g. "Ann,Bob,Cy"')
     p.add_argument("--seed", type=int, default=None, help="seed of the random draws (first player, dice)")
     p.add_argument("--script", help="file of command words (default: standard input)")
@@ -30,7 +32,6 @@ def run(args: argparse.Namespace) -> int:
     from companion.cards.library import CardLibrary
     from companion.i18n import language, t
     from companion.play.session import Session
-    from companion.table.data import GAMES
     from companion.table.engine import summary_text
     from companion.table.journal import JournalError
 
@@ -75,15 +76,19 @@ def run(args: argparse.Namespace) -> int:
             if args.export:
                 from companion.table.export import export_json, export_text
 
-                if args.export == "json":
-                    print(json.dumps(export_json(journal, args.resume), ensure_ascii=False, indent=1), file=out)
-                else:
-                    out.write(export_text(journal, args.resume, lang))
+                try:
+                    if args.export == "json":
+                        print(json.dumps(export_json(journal, args.resume), ensure_ascii=False, indent=1), file=out)
+                    else:
+                        out.write(export_text(journal, args.resume, lang))
+                except JournalError as exc:  # a damaged game: said in words, never a traceback
+                    say(t("table.cli.journal_error", error=exc.describe(lang)), sys.stderr)
+                    return 2
                 return 0
             result = session.resume(args.resume, source=args.source or "script")
         else:
-            if not args.game or args.game not in GAMES:
-                say(t("table.cli.bad_game", game=args.game or "", games=", ".join(GAMES)), sys.stderr)
+            if not args.game or args.game not in registry.ids():
+                say(t("table.cli.bad_game", game=args.game or "", games=registry.help_list()), sys.stderr)
                 return 2
             names = [n.strip() for n in (args.players or "").split(",") if n.strip()]
             if not names:
@@ -112,6 +117,12 @@ def run(args: argparse.Namespace) -> int:
         else:
             stream = sys.stdin
         source = args.source or ("key" if stream.isatty() else "script")
+        if stream.isatty():
+            # A person types: the card search is built while they read the table, not when they
+            # first name a card (2-3 s). A script names its vampires with their capacity or waits.
+            import threading
+
+            threading.Thread(target=session.library.prepare_search, name="cards", daemon=True).start()
         status = 0
         try:
             for number, line in enumerate(stream, 1):
@@ -126,6 +137,8 @@ def run(args: argparse.Namespace) -> int:
                 if not result.ok and args.strict:
                     status = 3
                     break
+        except KeyboardInterrupt:
+            pass  # Ctrl-C, SIGTERM or SIGHUP (see cli): every change is in the journal; end as at the input's end
         finally:
             if stream is not sys.stdin:
                 stream.close()
@@ -139,3 +152,4 @@ def run(args: argparse.Namespace) -> int:
         return status
     finally:
         session.close()
+

@@ -7,6 +7,8 @@ import argparse
 import json
 import sys
 
+from companion import registry
+
 
 def configure(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -34,7 +36,8 @@ def configure(p: argparse.ArgumentParser) -> None:
 
     e = sub.add_parser("enroll", help="walk through a deck list: lay each card in turn to tag it")
     e.add_argument("--deck", required=True, help="deck list file (see `deck check`)")
-    e.add_argument("--game", default="vtes", help="the deck's game (default vtes)")
+    e.add_argument("--game", default=registry.ids()[0],
+                   help=f"the deck's game: {registry.help_list()} (default: the first)")
     reader_options(e)
     e.add_argument("--bind", action="store_true", help="bind each UID in the collection instead of writing")
     e.add_argument("--kind", choices=("text", "uri", "external"), default="text")

@@ -1,8 +1,10 @@
 """The one translation table of user-facing text: French first, English second.
 
-Messages live in ``messages.yaml`` as ``key: {fr: ..., en: ...}``; ``t(key, **values)``
-formats one in the current language and falls back to French, then to the key itself, so a
-missing translation shows something readable instead of failing.
+Messages live in ``messages.yaml`` as ``key: {fr: ..., en: ...}``; each game's own messages in
+its game.yaml (``messages:``), added by the one game.yaml reader when it reads a game
+(``add_messages``). ``t(key, **values)`` formats one in the current language and falls back to
+French, then to the key itself, so a missing translation shows something readable instead of
+failing.
 """
 
 from __future__ import annotations
@@ -24,6 +26,21 @@ def _table() -> dict[str, dict[str, str]]:
     # libyaml's parser when PyYAML has it: the same table, read five times faster (this is on
     # the way to the first frame).
     return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+
+
+_games: dict[str, dict[str, str]] = {}  # the games' own messages, as their data is read
+
+
+def add_messages(messages: dict[str, dict[str, str]]) -> None:
+    """A game's own messages join the table (never replacing one of the program's own)."""
+    table = _table()
+    for key, entry in messages.items():
+        if key not in table and isinstance(entry, dict):
+            _games[key] = dict(entry)
+
+
+def _entry(key: str) -> dict[str, str] | None:
+    return _table().get(key) or _games.get(key)
 
 
 # Chosen by the person starting the program (--lang, COMPANION_LANG): wins over the app's settings.
@@ -77,7 +94,7 @@ def elide(text: str) -> str:
 
 
 def t(key: str, lang: str | None = None, **values: object) -> str:
-    entry = _table().get(key)
+    entry = _entry(key)
     if entry is None:
         return key
     used = (lang or _lang) if entry.get(lang or _lang) else "fr"
@@ -90,5 +107,4 @@ def t(key: str, lang: str | None = None, **values: object) -> str:
 
 def t_first(keys: tuple[str, ...], lang: str | None = None, **values: object) -> str:
     """The first of ``keys`` that the table has (a game's own word before the general one)."""
-    table = _table()
-    return t(next((k for k in keys if k in table), keys[-1]), lang, **values)
+    return t(next((k for k in keys if _entry(k) is not None), keys[-1]), lang, **values)

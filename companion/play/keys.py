@@ -1,297 +1,25 @@
-"""Keys and the numeric keypad, for every front end: the key map (keymap.yaml, data) and the
-key controller, so that every action works without the touchscreen.
-
-``KeyMap`` reads keymap.yaml and answers "what does this key do on this screen in this game".
-``Keys`` is the controller: it takes one key at a time (``press``), keeps what a key sequence
-waits for (the keypad's slash, a digit after B, a value being typed), and resolves actions to
-the core Session's intents, as table command words (docs/commands.md). The Kivy window and the
-console both feed it key names: one path. The focus among a screen's widgets is the window's own
-(companion/ui/a11y.py).
+"""The key controller, for every front end: it takes one key at a time (``press``), keeps what a
+key sequence waits for (the keypad's slash, a digit after B, a value being typed), and resolves
+the key map's actions (companion/play/keymap.py) to the core Session's intents, as table command
+words (docs/commands.md). The Kivy window and the console both feed it key names: one path. What
+it acts on is a ``Host`` (companion/play/key_hosts.py: the Session and a front end's screens);
+the focus among a screen's widgets is the window's own (companion/ui/a11y.py).
 """
 
 from __future__ import annotations
 
-import functools
-import logging
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-from importlib import resources
-from typing import Any, Protocol
-
-import yaml
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 from companion.i18n import t
-
-log = logging.getLogger(__name__)
-
-LANGS = ("fr", "en")
-DIGITS = "0123456789"
-# Keycodes of the keys the map names (Kivy's Keyboard.keycodes, pygame's numbering; a test checks
-# them against Kivy). Held here so that the key logic runs without Kivy.
-KEYCODES: dict[str, int] = {
-    "backspace": 8, "tab": 9, "enter": 13, "escape": 27, "spacebar": 32, "delete": 127,
-    "up": 273, "down": 274, "right": 275, "left": 276, "insert": 277, "home": 278, "end": 279,
-    "pageup": 280, "pagedown": 281, "numlock": 300, "capslock": 301, "rshift": 303, "shift": 304,
-    "lctrl": 305, "rctrl": 306, "alt-gr": 307, "alt": 308,
-    "numpad0": 256, "numpad1": 257, "numpad2": 258, "numpad3": 259, "numpad4": 260, "numpad5": 261,
-    "numpad6": 262, "numpad7": 263, "numpad8": 264, "numpad9": 265, "numpaddecimal": 266,
-    "numpaddivide": 267, "numpadmul": 268, "numpadsubstract": 269, "numpadadd": 270, "numpadenter": 271,
-    **{f"f{i}": 281 + i for i in range(1, 16)},
-}
-KEYNAMES = {code: name for name, code in KEYCODES.items()}
-MODIFIERS = ("ctrl", "alt", "meta", "shift")
-# AZERTY types digits with Shift on the symbols of the top row: Shift and the symbol are a digit.
-AZERTY_DIGITS = {"&": "1", "é": "2", '"': "3", "'": "4", "(": "5", "-": "6", "è": "7", "_": "8", "ç": "9", "à": "0"}
-KEYPAD_DIGITS = {f"numpad{d}": d for d in DIGITS}
-ENTER_KEYS = ("enter", "numpadenter")
-PAGE_KEYS = {"numpad2": 1, "numpad8": -1}  # through keypad help: next, previous
-CANCEL_KEYS = ("escape", "numpaddecimal")
+from companion.play.keymap import Binding, KeyMap, load_keymap
+from companion.play.keynames import CANCEL_KEYS, ENTER_KEYS, PAGE_KEYS, digit_of, is_text_key, known_lang
 
 
-HEX_KEYS = frozenset("0123456789abcdef")  # what a keyboard-wedge reader types (key names are lower case)
-
-
-def key_name(keycode: int, codepoint: str | None = None, modifiers: Iterable[str] = ()) -> str:
-    """A key event as the key map names it: ``numpad8``, ``ctrl+z``, ``shift+tab``, ``3``, ``+``.
-
-    Printable keys are named by the character they type, Shift folded in, so ``+`` is ``+`` on
-    every layout, and Shift with an AZERTY digit symbol is the digit."""
-    mods = [m for m in MODIFIERS if m in set(modifiers)]
-    name = KEYNAMES.get(keycode)
-    if name in ("lctrl", "rctrl", "shift", "rshift", "alt", "alt-gr", "capslock", "numlock"):
-        return name  # a modifier pressed alone is named alone
-    if name is None:
-        char = codepoint if codepoint and len(codepoint) == 1 and codepoint.isprintable() else ""
-        if not char and 32 < keycode < 0x110000:
-            char = chr(keycode)
-        if not char:
-            return f"key{keycode}"
-        if "shift" in mods:
-            char = AZERTY_DIGITS.get(char, _SHIFTED.get(char, char.upper() if char.isalpha() else char))
-            mods.remove("shift")
-        name = char.lower() if char.isalpha() else char
-    return "+".join([*mods, name])
-
-
-# Shift on a US keyboard's unshifted key (Kivy reports the key, not the character typed).
-_SHIFTED = {"=": "+", "/": "?", "1": "!", "8": "*"}
-
-
-def _lang(lang: str) -> str:
-    return lang if lang in LANGS else "fr"
-
-
-# ---------------------------------------------------------------------------------------------
-# The map
-
-
-@dataclass(frozen=True)
-class Binding:
-    action: str
-    screen: str
-    keys: tuple[tuple[str, ...], ...]  # each a sequence of key names
-    keypad: tuple[tuple[str, ...], ...]
-    command: str | None = None
-    games: tuple[str, ...] | None = None
-    n: int | None = None
-    amount: bool = False
-    n_range: tuple[int, int] | None = None
-
-    def sequences(self) -> tuple[tuple[str, ...], ...]:
-        return self.keys + self.keypad
-
-    def for_game(self, game: str | None) -> bool:
-        return self.games is None or (game is not None and game in self.games)
-
-
-@dataclass(frozen=True)
-class ScreenKeys:
-    id: str
-    name: dict[str, str]
-    shows: dict[str, str]
-    bindings: tuple[Binding, ...]
-    raw: tuple[dict[str, Any], ...] = field(default=(), compare=False)
-
-
-def _seq(spec: str, n: int | None) -> tuple[str, ...]:
-    text = spec.replace("{n}", str(n)) if n is not None else spec
-    return tuple(text.split())
-
-
-class KeyMap:
-    def __init__(self, tree: dict[str, Any]) -> None:
-        self.tree = tree
-        self.actions: dict[str, dict[str, str]] = tree["actions"]
-        self.prompts: dict[str, dict[str, str]] = tree["prompts"]
-        self.key_names: dict[str, dict[str, str]] = tree["key_names"]
-        self.screen_order: list[str] = list(tree["screen_order"])
-        self.screens: dict[str, ScreenKeys] = {}
-        for sid, entry in tree["screens"].items():
-            bindings = []
-            for b in entry.get("bindings") or []:
-                rng = b.get("n")
-                numbers: list[int | None] = list(range(rng[0], rng[1] + 1)) if rng else [None]
-                for n in numbers:
-                    bindings.append(Binding(
-                        action=b["action"], screen=sid,
-                        keys=tuple(_seq(k, n) for k in b.get("keys") or []),
-                        keypad=tuple(_seq(k, n) for k in b.get("keypad") or []),
-                        command=b.get("command"), games=tuple(b["games"]) if b.get("games") else None,
-                        n=n, amount=bool(b.get("amount")), n_range=tuple(rng) if rng else None))
-            self.screens[sid] = ScreenKeys(sid, entry["name"], entry["shows"], tuple(bindings),
-                                           tuple(entry.get("bindings") or []))
-        # A screen shown over the table (the card laid) keeps the table's keys: "inherit: table".
-        self.inherits: dict[str, str] = {sid: e["inherit"] for sid, e in tree["screens"].items() if e.get("inherit")}
-
-    # -- looking up -----------------------------------------------------------------------
-    def bindings(self, screen: str, game: str | None) -> list[Binding]:
-        """The keys live on a screen: its own first, then the global ones, each global binding
-        keeping only the key sequences that the screen left free."""
-        own = [b for b in self._screen(screen).bindings if b.for_game(game)] if screen != "global" else []
-        parent = self.inherits.get(screen)
-        if parent and game is not None:  # the table's keys, for the game that is on the table
-            taken = {seq for b in own for seq in b.sequences()}
-            own += [b for b in self._screen(parent).bindings
-                    if b.for_game(game) and not taken & set(b.sequences())]
-        taken = {seq for b in own for seq in b.sequences()}
-        out = list(own)
-        for b in self.screens["global"].bindings:
-            if not b.for_game(game):
-                continue
-            keys = tuple(s for s in b.keys if s not in taken)
-            keypad = tuple(s for s in b.keypad if s not in taken)
-            if (keys, keypad) == (b.keys, b.keypad):
-                out.append(b)
-            elif keys or keypad:
-                out.append(Binding(b.action, b.screen, keys, keypad, b.command, b.games, b.n, b.amount, b.n_range))
-        return out
-
-    def _screen(self, screen: str) -> ScreenKeys:
-        return self.screens.get(screen) or self.screens["global"]
-
-    def match(self, screen: str, game: str | None, sequence: tuple[str, ...]) -> tuple[Binding | None, bool]:
-        """(the binding this sequence completes, whether a longer sequence starts with it)."""
-        exact = None
-        longer = False
-        for b in self.bindings(screen, game):
-            for seq in b.sequences():
-                if seq == sequence and exact is None:
-                    exact = b
-                elif len(seq) > len(sequence) and seq[:len(sequence)] == sequence:
-                    longer = True
-        return exact, longer
-
-    # -- words ----------------------------------------------------------------------------
-    def action_words(self, binding: Binding, lang: str) -> str:
-        words = self.actions[binding.action][_lang(lang)]
-        return words.format(n=binding.n if binding.n is not None else "")
-
-    def prompt(self, key: str, lang: str, **values: Any) -> str:
-        return self.prompts[key][_lang(lang)].format(**values)
-
-    def key_words(self, seq: tuple[str, ...], lang: str) -> str:
-        """A key sequence as said and written: "pavé barre oblique, puis pavé 3"."""
-        names = self.key_names[_lang(lang)]
-
-        def one(key: str) -> str:
-            parts = key.split("+") if key != "+" else ["+"]
-            if key.endswith("++"):
-                parts = [*key[:-2].split("+"), "+"]
-            return " ".join(names.get(p, p.upper() if len(p) == 1 and p.isalpha() else p) for p in parts)
-
-        return f" {self.prompt('then', lang)} ".join(one(k) for k in seq)
-
-    def screen_name(self, screen: str, lang: str) -> str:
-        return self._screen(screen).name[_lang(lang)]
-
-    def screen_shows(self, screen: str, lang: str) -> str:
-        return self._screen(screen).shows[_lang(lang)]
-
-    def help_lines(self, screen: str, game: str | None, lang: str, keypad: bool = False) -> list[str]:
-        """What H says: this screen's keys, then those of every screen; for the keyboard, or for
-        the keypad when help was asked from the keypad (a keypad user needs no letter keys)."""
-        lang = _lang(lang)
-        out = [self.prompt("help_head", lang, screen=self.screen_name(screen, lang))]
-        if keypad:
-            out.append(self.prompt("help_keypad", lang))
-        own = [b for b in self.bindings(screen, game) if b.screen == screen and screen != "global"]
-        rest = [b for b in self.bindings(screen, game) if b not in own]
-        out += self._binding_lines(own, lang, keypad)
-        others = self._binding_lines(rest, lang, keypad)
-        if others:
-            out += [self.prompt("help_global", lang), *others]
-        out.append(self.prompt("help_other_keypad" if not keypad else "help_other_keys", lang))
-        return out
-
-    def _binding_lines(self, bindings: list[Binding], lang: str, keypad: bool) -> list[str]:
-        lines = []
-        seen: set[str] = set()
-        for b in bindings:
-            seqs = b.keypad if keypad else b.keys
-            if not seqs or b.action == "prefix":
-                continue
-            keys = f" {self.prompt('or', lang)} ".join(self.key_words(s, lang) for s in seqs)
-            action = self.action_words(b, lang)
-            if b.n_range is not None and b.n is not None:
-                # One line for "1 to 6", not six.
-                span = self.prompt("range", lang, first=b.n_range[0], last=b.n_range[1])
-                keys = span.join(keys.rsplit(str(b.n), 1))
-                action = span.join(action.rsplit(str(b.n), 1))
-            line = self.prompt("key_action", lang, keys=keys, action=action)
-            if line not in seen:
-                seen.add(line)
-                lines.append(line)
-        return lines
-
-    # -- the document ---------------------------------------------------------------------
-    def markdown(self) -> str:
-        """docs/keys.md: one table per screen, keyboard and keypad side by side, fr and en."""
-        out = ["# Keys and keypad / Touches et pavé numérique", "",
-               "Generated from `companion/play/keymap.yaml` by `python -m companion.play.keys` "
-               "(a test checks that this file matches the data). Press **H** on any screen to hear "
-               "its keys; with a numeric keypad alone, press **/** twice.", "",
-               "Généré depuis `companion/play/keymap.yaml`. Appuyez sur **H** pour entendre les touches "
-               "de l'écran ; au pavé numérique seul, deux fois sur **/**.", "",
-               "In the console companion (`python -m companion console --game ...`), type a keypad "
-               "sequence then Enter: `*` next phase, `/2` seat 2, `-` minus one, `/73` bleed 3, `7` undo. "
-               "Dans la console, tapez les touches du pavé puis Entrée.", ""]
-        for screen in self.screens.values():
-            if not screen.raw:
-                continue
-            out += [f"## {screen.name['en']} / {screen.name['fr']}", "",
-                    f"{screen.shows['en']} — {screen.shows['fr']}", "",
-                    "| Keyboard | Keypad | Action | Action (fr) | Games |", "|---|---|---|---|---|"]
-            for b in screen.raw:
-                rng = b.get("n")
-                n_text = f"{rng[0]}–{rng[1]}" if rng else None
-
-                def keys(specs: list[str], n_text: str | None = n_text) -> str:
-                    if not specs:
-                        return "—"
-                    shown = [self.key_words(tuple(s.split()), "en").replace("{n}", n_text or "") for s in specs]
-                    return " / ".join(f"`{x}`" for x in shown)
-
-                words = {lang: self.actions[b["action"]][lang].format(n=n_text or "") for lang in LANGS}
-                games = ", ".join(b.get("games") or []) or "all"
-                out.append(f"| {keys(b.get('keys') or [])} | {keys(b.get('keypad') or [])} | {words['en']} "
-                           f"| {words['fr']} | {games} |")
-            out.append("")
-        return "\n".join(out)
-
-
-@functools.cache
-@functools.cache
-def load_keymap() -> KeyMap:
-    text = resources.files("companion.play").joinpath("keymap.yaml").read_text(encoding="utf-8")
-    return KeyMap(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
-
-
-# ---------------------------------------------------------------------------------------------
-# The controller
-
-
+@runtime_checkable
 class Host(Protocol):
-    """What the keys act on: the app's session (or the console's)."""
+    """What the keys act on: the core Session a table plays through, and the screens of the front
+    end (companion.play.key_hosts.SessionHost)."""
 
     @property
     def game(self) -> Any: ...  # companion.table.engine.Game or None
@@ -299,21 +27,38 @@ class Host(Protocol):
     @property
     def screen(self) -> str: ...
 
+    @property
+    def selected_seat(self) -> int | None: ...  # the seat a key or a touch picked (0-based), or None
+
+    def select_seat(self, seat: int | None) -> None: ...
+
+    @property
+    def proposal(self) -> Any: ...  # what the card just laid proposes, or None
+
+    def confirm(self) -> Any: ...  # apply the proposal
+
+    def dismiss(self) -> bool: ...  # leave the proposal: the card was laid only to read it
+
     def run(self, words: str) -> Any: ...  # a table command line; the result is announced by the host
 
     def go(self, screen: str) -> bool: ...
 
+    def back(self) -> bool: ...
+
+    def quit(self) -> None: ...
+
     def screen_names(self) -> list[str]: ...
+
+    def show_cursor(self, seat: int | None, counter: str | None) -> None: ...  # where the keys' cursor is
 
     def last_card(self) -> Any: ...  # the last card laid, or None
 
 
 @dataclass
 class Cursor:
-    """The table's focus: a seat (None: the active player's, followed from turn to turn), or the
-    shared counters, and one of their counters."""
+    """The table's focus: a seat's counters (the session's selected seat, else the active
+    player's, followed from turn to turn) or the shared ones, and one of those counters."""
 
-    seat: int | None = None
     shared: bool = False
     counter: int = 0
 
@@ -325,7 +70,7 @@ class Keys:
         self.announcer = announcer
         self.speaker = speaker  # repeat_message, stop, spell: a companion.play.voice.Voice, or None
         self.map = keymap or load_keymap()
-        self.lang = _lang(lang)
+        self.lang = known_lang(lang)
         self.focus = focus  # a FocusManager for the widgets of the current screen, or None
         self.cursor = Cursor()
         self.pending: tuple[str, ...] = ()
@@ -350,7 +95,7 @@ class Keys:
             self.pages = []  # any other key leaves the help and does what it does
         if self.awaiting is not None:
             return self._amount_key(key)
-        if typing and not self.pending and _is_text_key(key):
+        if typing and not self.pending and is_text_key(key):
             return False
         game = self.host.game
         gid = game.data.id if game is not None else None
@@ -392,7 +137,7 @@ class Keys:
 
     def _amount_key(self, key: str) -> bool:
         binding, self.awaiting = self.awaiting, None
-        digit = _digit(key)
+        digit = digit_of(key)
         if digit is None or digit == "0":
             self.say_prompt("cancelled")
             return True
@@ -419,13 +164,10 @@ class Keys:
     @property
     def chosen(self) -> int | None:
         """The seat picked by a key or a touch (the session's, so that both agree), or None."""
-        return getattr(self.host, "selected_seat", self.cursor.seat)
+        return self.host.selected_seat
 
     def choose(self, seat: int | None) -> None:
-        self.cursor.seat = seat
-        select = getattr(self.host, "select_seat", None)
-        if callable(select):
-            select(seat)
+        self.host.select_seat(seat)
 
     def sync(self) -> None:
         """Keep the cursor on a real seat and counter."""
@@ -479,9 +221,7 @@ class Keys:
             self.say_prompt("no_focus")
             return
         self.announcer.say(self.announcer.cursor_text(game, seat, cid), interrupt=True)
-        show = getattr(self.host, "show_cursor", None)
-        if callable(show):
-            show(seat, cid)
+        self.host.show_cursor(seat, cid)
 
     # -- actions --------------------------------------------------------------------------
     def a_help(self, _b: Binding) -> None:
@@ -600,19 +340,15 @@ class Keys:
         self.a_screen_next(b, -1)
 
     def a_back(self, _b: Binding) -> None:
-        dismiss = getattr(self.host, "dismiss", None)
-        if getattr(self.host, "proposal", None) is not None and callable(dismiss):
-            dismiss()  # the card was laid only to read it: leave it, stay on the table
+        if self.host.proposal is not None:
+            self.host.dismiss()  # the card was laid only to read it: leave it, stay on the table
             self.announcer.say(t("play.dismissed", self.lang), interrupt=True)
             return
-        back = getattr(self.host, "back", None)
-        if not (callable(back) and back()):
+        if not self.host.back():
             self.say_prompt("no_back")
 
     def a_quit(self, _b: Binding) -> None:
-        quit_app = getattr(self.host, "quit", None)
-        if callable(quit_app):
-            quit_app()
+        self.host.quit()
 
     def go(self, screen: str) -> None:
         if screen not in self.host.screen_names() or not self.host.go(screen):
@@ -633,9 +369,7 @@ class Keys:
         self.choose(n - 1)
         self.mode = "cursor"
         self.announcer.read_seat(self.host.game, n - 1)
-        show = getattr(self.host, "show_cursor", None)
-        if callable(show):
-            show(*self.cursor_target())
+        self.host.show_cursor(*self.cursor_target())
 
     def a_seat_next(self, _b: Binding, step: int = 1) -> None:
         if not self._need_game():
@@ -673,7 +407,7 @@ class Keys:
             return
         if not self._need_game():
             return
-        if getattr(self.host, "proposal", None) is not None:
+        if self.host.proposal is not None:
             self.log.append(("enter", "confirm"))
             self.host.confirm()  # the card laid: its action applied, or refused with the reason
             return
@@ -690,7 +424,7 @@ class Keys:
     # -- typing a value -------------------------------------------------------------------
     def _entry_key(self, key: str) -> bool:
         text = self.entry or ""
-        digit = _digit(key)
+        digit = digit_of(key)
         if digit is not None:
             self.entry = text + digit
             self.announcer.say(digit, interrupt=True)
@@ -715,132 +449,3 @@ class Keys:
 
     def say_prompt(self, key: str, **values: Any) -> None:
         self.announcer.say(self.map.prompt(key, self.lang, **values), interrupt=True)
-
-
-def _digit(key: str) -> str | None:
-    if key in KEYPAD_DIGITS:
-        return KEYPAD_DIGITS[key]
-    return key if len(key) == 1 and key in DIGITS else None
-
-
-def _is_text_key(key: str) -> bool:
-    """A key a text field types into (a letter, a digit, a sign), not a command key."""
-    return len(key) == 1 or key in ("spacebar", "backspace")
-
-
-class Navigator(Protocol):
-    """The screens of a front end, as the keys see them (the console has only the table)."""
-
-    @property
-    def screen(self) -> str: ...
-
-    def go(self, screen: str) -> bool: ...
-
-    def back(self) -> bool: ...
-
-    def quit(self) -> None: ...
-
-    def screen_names(self) -> list[str]: ...
-
-    def show_cursor(self, seat: int | None, counter: str | None) -> None: ...
-
-
-class TableOnly:
-    """The navigator of a front end with one view, the table (the console)."""
-
-    screen = "table"
-
-    def __init__(self, on_quit: Any = None) -> None:
-        self.on_quit = on_quit
-
-    def go(self, screen: str) -> bool:
-        return screen == "table"
-
-    def back(self) -> bool:
-        return False
-
-    def quit(self) -> None:
-        if callable(self.on_quit):
-            self.on_quit()
-
-    def screen_names(self) -> list[str]:
-        return ["table"]
-
-    def show_cursor(self, seat: int | None, counter: str | None) -> None:
-        pass
-
-
-class SessionHost:
-    """The keys' host: table commands are the core Session's intents (source "key"); screens are
-    the front end's navigator's."""
-
-    def __init__(self, session: Any, navigator: Any = None) -> None:
-        self.session = session  # companion.play.session.Session
-        self.navigator = navigator if navigator is not None else TableOnly()
-
-    @property
-    def game(self) -> Any:
-        return self.session.game
-
-    @property
-    def selected_seat(self) -> int | None:
-        return self.session.selected_seat
-
-    def select_seat(self, seat: int | None) -> None:
-        self.session.select_seat(seat)
-
-    @property
-    def screen(self) -> str:
-        return self.navigator.screen
-
-    def run(self, words: str) -> Any:
-        return self.session.apply(words, source="key")
-
-    def go(self, screen: str) -> bool:
-        return self.navigator.go(screen)
-
-    def back(self) -> bool:
-        return self.navigator.back()
-
-    def quit(self) -> None:
-        self.navigator.quit()
-
-    def screen_names(self) -> list[str]:
-        names = self.navigator.screen_names()
-        return [n for n in load_keymap().screen_order if n in names] or names
-
-    def last_card(self) -> Any:
-        return self.session.last_card
-
-    @property
-    def proposal(self) -> Any:
-        return self.session.proposal
-
-    def confirm(self) -> Any:
-        return self.session.confirm(source="key")
-
-    def dismiss(self) -> bool:
-        return self.session.dismiss()
-
-    def show_cursor(self, seat: int | None, counter: str | None) -> None:
-        if counter is not None:
-            self.navigator.show_cursor(seat, counter)
-
-
-# The keypad's characters as a terminal receives them (NumLock on): a line of them, then Enter.
-KEYPAD_CHARS = {**{d: f"numpad{d}" for d in DIGITS}, "+": "numpadadd", "-": "numpadsubstract",
-                "*": "numpadmul", "/": "numpaddivide", ".": "numpaddecimal"}
-
-
-def keypad_keys(line: str) -> list[str] | None:
-    """A line typed on a numeric keypad (``*``, ``/2``, ``/73``, ``7``) as keypad keys; None
-    when the line is something else (a command word, a card name)."""
-    text = "".join(line.split())
-    if not text or any(ch not in KEYPAD_CHARS for ch in text):
-        return None
-    return [KEYPAD_CHARS[ch] for ch in text]
-
-
-
-if __name__ == "__main__":  # python -m companion.play.keys > docs/keys.md
-    print(load_keymap().markdown())

@@ -1,4 +1,4 @@
-"""Which seats have a phone, and the cards each of them keeps private (DESIGN.md "Seats, privacy").
+"""Which seats have a phone, and the cards each of them keeps private (README.md, "Phones as seats").
 
 A card laid on the reader of a seat that has a phone is that seat's secret: it is kept here, told
 to that seat's observers only (``private``), and the table only learns that the seat read a card
@@ -11,6 +11,7 @@ Observers (plain callbacks, called in the caller's thread)::
     phones.subscribe("read", lambda seat: ...)           # public: the seat read a card, nothing more
     phones.subscribe("revealed", lambda seat, card: ...) # public: the seat showed a card
     phones.subscribe("phones", lambda seats: ...)        # public: which seats have a phone now
+    phones.subscribe("proposal", lambda seat, proposal: ...)  # only that seat: what its private card proposes
 """
 
 from __future__ import annotations
@@ -32,16 +33,9 @@ def card_json(scan: Any, number: int, games: Callable[[str], Any] | None = None)
     in ``shown`` the same in each language as the console writes it for a screen reader (type,
     cost, clan, disciplines by name; icons as words, never a raw ``[dom]``)."""
     card = scan.card
-    out = {
-        "id": number,
-        "status": scan.status,
-        "ref": scan.ref,
-        "name": card.name if card else "",
-        "types": list(card.types) if card else [],
-        "cost": card.cost if card else "",
-        "text": card.text if card else "",
-        "detail": scan.detail,
-    }
+    seen = scan.to_json()
+    # The card as the table would have shown it; not which tag, reader or seat read it.
+    out = {"id": number, **{k: seen[k] for k in ("status", "ref", "name", "types", "cost", "text", "detail")}}
     if card is not None:
         out["shown"] = {lang: _shown(card, games, lang) for lang in LANGS}
     return out
@@ -55,13 +49,14 @@ def _shown(card: Any, games: Callable[[str], Any] | None, lang: str) -> dict[str
 
 
 class Phones:
-    EVENTS = ("private", "read", "revealed", "phones")
+    EVENTS = ("private", "read", "revealed", "phones", "proposal")
 
     def __init__(self) -> None:
         self.observers = Observers(*self.EVENTS)
         self._seats: set[int] = set()  # 1-based, as readers are bound (``PATH@2``)
         self._cards: dict[int, deque[tuple[dict[str, Any], Any]]] = {}
         self._numbers = itertools.count(1)
+        self._proposals: dict[int, Any] = {}  # per seat: what its last private card proposes
         self._lock = threading.Lock()
         self.games: Callable[[str], Any] | None = None  # the card library's game data (type names)
 
@@ -85,6 +80,7 @@ class Phones:
             gone = seat in self._seats
             self._seats.discard(seat)
             self._cards.pop(seat, None)
+            self._proposals.pop(seat, None)
             seats = sorted(self._seats)
         if gone:
             self.observers.emit("phones", seats)
@@ -102,6 +98,7 @@ class Phones:
         """A new game: nobody's hand carries over."""
         with self._lock:
             self._cards.clear()
+            self._proposals.clear()
 
     # -- cards ------------------------------------------------------------------------------
 
@@ -128,3 +125,20 @@ class Phones:
                     cards.remove(item)
                     return item
         return None
+
+    # -- what a private card proposes -------------------------------------------------------
+
+    def propose(self, seat: int, proposal: Any) -> None:
+        """The proposal of ``seat``'s private card (None: none any more), told to that seat only."""
+        with self._lock:
+            if proposal is None and seat not in self._proposals:
+                return
+            if proposal is None:
+                self._proposals.pop(seat, None)
+            else:
+                self._proposals[seat] = proposal
+        self.observers.emit("proposal", seat, proposal)
+
+    def proposal(self, seat: int) -> Any:
+        with self._lock:
+            return self._proposals.get(seat)

@@ -15,7 +15,8 @@ from typing import Any
 
 from companion.i18n import language, t
 from companion.play.announcer import Announcer, ear
-from companion.play.keys import Keys, SessionHost
+from companion.play.key_hosts import SessionHost
+from companion.play.keys import Keys
 from companion.play.phones import Phones
 from companion.play.scans import Scans
 from companion.play.session import Session
@@ -32,6 +33,9 @@ class Runtime:
     # the question. The console sets "play.hint.console" (ok); the window and the keys use Enter.
     confirm_hint = "play.hint.key"
     choose_hint = "play.hint.choose"  # what to choose first, and how (the console: "ok mort vie")
+    # What a command adds to every Runtime it starts (the venue's link to the organiser's hub):
+    # each is called with the new runtime and may return what to call when it closes.
+    extensions: list[Callable[[Runtime], Callable[[], None] | None]] = []
 
     def __init__(self, library: Any = None, journal_path: str | Path | None = None, voice: Voice | None = None,
                  lang: str | None = None, speak: bool = True) -> None:
@@ -57,6 +61,9 @@ class Runtime:
         from companion import i18n
 
         i18n.on_language(self.set_language)  # the Settings' language: what the table says follows it
+        # Words a front end's text input offers to extensions first (the venue's "résultat", "juge").
+        self.words: list[Callable[[str], bool]] = []
+        self._closers = [c for c in (ext(self) for ext in list(Runtime.extensions)) if c is not None]
 
     # -- language -------------------------------------------------------------------------
 
@@ -77,6 +84,8 @@ class Runtime:
         try:
             for game in self.library.games:  # the first call reads (or builds) the card index
                 self.library.load(game)
+            # The search index too (2-3 s for VTES): never on a player's time, at the first card named.
+            self.library.prepare_search()
             errors = {g: _one_line(e) for g, e in self.library.errors().items()}
         except Exception as exc:  # the companion stays useful: tags are then reported as unknown
             log.exception("loading the cards failed")
@@ -88,6 +97,16 @@ class Runtime:
         for game, why in errors.items():
             log.warning("cards of %s unavailable: %s", game, why)
         return errors
+
+    def file_problems(self, lang: str | None = None) -> list[str]:
+        """The user's own files that cannot be read (the collection, the settings), one sentence
+        each naming the file and the fix: shown and said at start, never only logged."""
+        from companion import userfiles
+        from companion.tags import collection
+
+        lang = lang or self.lang
+        found = [collection.problem(lang=lang), userfiles.settings_problem(lang=lang)]
+        return [p for p in found if p]
 
     def lay(self, scan: Scan) -> None:
         """A card laid (on the front end's own thread): kept in the game's history and spoken;
@@ -104,6 +123,8 @@ class Runtime:
         """A card only ``seat`` (1-based) may know (its reader, or its phone's own NFC)."""
         card = self.phones.keep(seat, scan)
         self.say(t("phones.read_card", self.lang, name=self.seat_name(seat)))
+        # What laying it would propose, asked on that seat's phone alone (the table learns nothing).
+        self.phones.propose(seat, self.session.propose_for(getattr(scan, "card", None), seat - 1))
         return card
 
     def reveal(self, seat: int, number: int) -> bool:
@@ -182,6 +203,12 @@ class Runtime:
         self.announcer.say(text, priority, interrupt)
 
     def close(self) -> None:
+        for closer in self._closers:
+            try:
+                closer()
+            except Exception:
+                log.exception("an extension did not close")
+        self._closers = []
         self.scans.stop()
         self.workers.close()
         self.voice.close()

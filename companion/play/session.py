@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion import paths
+from companion import paths, registry
 from companion.i18n import language
 from companion.play.observers import Observers
 from companion.table import cardplay
@@ -59,14 +59,14 @@ def refused(key: str, text: str = "", source: str = "touch", data: Any = None, *
     return Result(False, Intent("refused", source=_source(source), text=text), reason=(key, values), data=data)
 
 
-def crypt_card_finder(library: Any) -> Callable[[str], tuple[str, int] | None] | None:
-    """A VTES vampire named at the table, found in the session's own card library (never a second
-    library loaded behind its back): (printed name, capacity), typos forgiven."""
-    if library is None:
+def crypt_card_finder(library: Any, game_id: str) -> Callable[[str], tuple[str, int] | None] | None:
+    """A crypt card (a vampire) named at the table, found in the session's own card library (never
+    a second library loaded behind its back): (printed name, capacity), typos forgiven; None when
+    the game has no such cards."""
+    finder = getattr(registry.code(game_id, "rules"), "crypt_card", None)
+    if library is None or finder is None:
         return None
-    from companion.table.commands import vtes_crypt_card
-
-    return lambda name: vtes_crypt_card(name, library)
+    return lambda name: finder(name, library)
 
 
 @dataclass
@@ -235,7 +235,8 @@ class Session:
 
         assert self.game is not None
         return Parser(self.game.data, self.seat_names, source=_source(source),
-                      crypt_card=crypt_card_finder(self.library), library=self.library, laid=self.laid)
+                      crypt_card=crypt_card_finder(self.library, self.game.data.id), library=self.library,
+                      laid=self.laid)
 
     def add_scan(self, scan: Any) -> None:
         """A card laid on a reader (already resolved): kept in this game's history."""
@@ -249,6 +250,14 @@ class Session:
                 proposal = self._propose(card, _seat_index(scan))
         self.observers.emit("scan", scan)
         self._set_proposal(proposal)
+
+    def propose_for(self, card: Any, seat: int) -> Proposal | None:
+        """What laying ``card`` would propose for ``seat`` (0-based), without making it the
+        table's proposal: a card read privately is proposed on that seat's phone alone."""
+        with self._lock:
+            if card is None or self.game is None or getattr(card, "game", None) != self.game.data.id:
+                return None
+            return self._propose(card, seat)
 
     def _active_seat(self) -> int | None:
         return self.game.state.get("active") if self.game is not None else None

@@ -91,11 +91,11 @@ class Talk:
         counters = [c for c in data.counters.values() if not c.hidden]
         first = counters[0] if counters else None
         example = f"{first.id} 2 -1" if first is not None else "next"
-        from companion.table.commands import VERBS
-
         # The English word (often the game's own term), with the French one after it in French.
-        verbs = [words[0] if lang == "en" or len(words) < 2 else f"{words[0]} ({words[1]})"
-                 for _verb, (words, games) in VERBS.items() if games is not None and data.id in games]
+        verbs = []
+        for verb, words in data.verbs.items():
+            en, fr = (words.get("en") or (verb,))[0], (words.get("fr") or ("",))[0]
+            verbs.append(en if lang == "en" or not fr else f"{en} ({fr})")
         # "pv_a" is typed "pv 1 a": the id as words, the counter's name after it when it differs.
         names = [f"{c.id.replace('_', ' ')} ({c.name(lang)})" if fold(c.name(lang)) != fold(c.id) else c.id
                  for c in [*counters, *[s for s in data.shared.values() if not s.hidden]]]
@@ -120,7 +120,8 @@ class Talk:
             return
         lang = self.lang
         if not rest:
-            self._say(t("talk.rule_what", lang, example="edge" if game.data.id == "vtes" else "phase"))
+            example = game.data.present.get("rule_example") or "phase"  # a word of the game's glossary
+            self._say(t("talk.rule_what", lang, example=example))
             return
         query = " ".join(rest)
         info = self.library.game(game.data.id) if self.library is not None else None

@@ -78,7 +78,7 @@ def _named_icon(m: re.Match[str], game: str) -> str:
     code = m.group("code").lower()
     names = set()
     for lang in ("en", "fr"):
-        known = {**_game_data(lang, "vtes").get("disciplines", {}), **_game_data(lang, game).get("disciplines", {})}
+        known = _game_data(lang, game).get("disciplines", {})
         if code in known:
             names.add(_fold(known[code]))
     return m.group("word") if _fold(m.group("word")) in names else m.group(0)
@@ -92,7 +92,7 @@ def _fold(word: str) -> str:
 def _bracket(m: re.Match[str], lang: str, game: str) -> str:
     inner = m.group(1).strip()
     text = data(lang)["text"]
-    disciplines = {**_game_data(lang, "vtes").get("disciplines", {}), **_game_data(lang, game).get("disciplines", {})}
+    disciplines = _game_data(lang, game).get("disciplines", {})
     code = inner.lower()
     if code in disciplines and " " not in inner:
         name = disciplines[code]
@@ -320,7 +320,7 @@ VIRTUES = frozenset({"def", "inn", "jud", "mar", "red", "ven", "viz"})
 def _disciplines_line(card: Any, lang: str) -> str:
     """Grouped by level, superior first: the way players read a crypt card."""
     phrases = data(lang)["card"]
-    names = _game_data(lang, "vtes").get("disciplines") or {}
+    names = _game_data(lang, card.game).get("disciplines") or {}
     groups: dict[str, list[str]] = {"disciplines_superior": [], "disciplines_inferior": [],
                                     "disciplines_single": [], "virtues": []}
     for code in card.extra.get("disciplines") or []:

@@ -12,10 +12,11 @@ from __future__ import annotations
 import copy
 from typing import Any, Protocol
 
-from companion.cards.effects import ESSENCES, GAME_ACTIONS, effects_of
+from companion import registry
+from companion.cards.effects import effects_of
 from companion.cards.model import Card, parse_ref
 from companion.i18n import language, t
-from companion.table.data import TableData, fold
+from companion.table.data import TableData, fold, load_table
 from companion.table.engine import Game, Intent, resolve_values
 from companion.table.model import counted
 
@@ -70,20 +71,18 @@ def card_intent(action: str, card: Card, seat: int | None = None, choice: list[s
         args["effect"] = copy.deepcopy(spec)
     if card.extra.get("pair"):
         args["pair"] = card.extra["pair"]
-    if card.game == "vtes" and card.extra.get("crypt") and action == "play" and card.extra.get("capacity"):
-        args["vampire"] = {"name": card.extra.get("printed_name") or card.name,
-                           "capacity": int(card.extra["capacity"])}
-        args.pop("effect", None)
+    own = registry.hook(card.game, "card_intent")  # a game's own way of playing a card
+    if own is not None:
+        args = own(action, card, args)
     return Intent(action, seat, args, source=source)
 
 
 def actions_of(card: Card) -> list[str]:
     """The actions this card has data for, in the game's order."""
     known = effects_of(card)
-    out = [a for a in GAME_ACTIONS.get(card.game, ("play",)) if a in known]
-    if card.game == "vtes" and card.extra.get("crypt") and card.extra.get("capacity"):
-        out = ["play"]
-    return out
+    out = [a for a in ACTIONS if a in known]  # a card's effects name only its game's actions
+    own = registry.hook(card.game, "card_actions")
+    return own(card, out) if own is not None else out
 
 
 def likely_action(game: Game, card: Card, seat: int | None = None) -> str | None:
@@ -118,7 +117,7 @@ def propose(game: Game, card: Card, seat: int | None = None) -> Intent | None:
     return card_intent(action, card, seat, source="scan")
 
 
-def choices_needed(intent: Intent) -> dict[str, Any] | None:
+def choices_needed(intent: Intent, data: TableData | None = None) -> dict[str, Any] | None:
     """What a front end must ask before applying (essences "of your choice"): how many to pay,
     how many to gain, and which essences are allowed; None when the card needs no choice. The
     answer goes back with ``with_choice``; the rules still refuse a wrong one with its reason."""
@@ -127,7 +126,11 @@ def choices_needed(intent: Intent) -> dict[str, Any] | None:
     gain = int((spec.get("gain") or {}).get("any", 0))
     if not pay and not gain:
         return None
-    allowed = [e for e in ESSENCES if e not in (spec.get("but") or [])]
+    if data is None:
+        ref = parse_ref(str(intent.args.get("card", "")))
+        data = load_table(ref[0]) if ref is not None else None
+    choice = (data.effects.get("any") if data is not None else None) or []
+    allowed = [e for e in choice if e not in (spec.get("but") or [])]
     return {"pay": pay, "gain": gain, "allowed": allowed}
 
 
@@ -143,7 +146,7 @@ def _amounts(data: TableData, amounts: dict[str, int], lang: str, sign: str = ""
         if not n:
             continue
         if key == "any":
-            what = t("cost.res-arcana.any", lang)
+            what = t(f"cost.{data.id}.any", lang)
         else:
             try:
                 what = data.counter(key).name(lang)

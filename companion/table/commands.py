@@ -14,6 +14,7 @@ import shlex
 from collections.abc import Callable
 from typing import Any
 
+from companion import registry
 from companion.cards.effects import FREE_WORDS
 from companion.i18n import language, t
 from companion.table.data import TableData, fold
@@ -56,48 +57,38 @@ def is_number_like(token: str) -> bool:
     """Digits of any script (``²``, ``٣``): a number the user meant, if not one we read."""
     return bool(token) and token.isnumeric()
 
-# canonical verb → (words, games it belongs to or None for all)
-VERBS: dict[str, tuple[tuple[str, ...], tuple[str, ...] | None]] = {
-    "next": (("next", "suivant", "suite", "phase"), None),
-    "end": (("end", "fin", "finir"), None),
-    "undo": (("undo", "annuler", "annule"), None),
-    "redo": (("redo", "refaire", "retablir"), None),
-    "toss": (("toss", "coin", "pile", "lancer", "flip"), None),
-    "dice": (("dice", "die", "de", "des"), None),
-    "status": (("status", "etat", "state"), None),
-    "timer": (("timer", "chrono", "temps", "time"), None),
-    "help": (("help", "aide", "?"), None),
-    "pass": (("pass", "passe", "passer"), ("res-arcana",)),
-    "edge": (("edge", "avantage"), ("vtes",)),
-    "oust": (("oust", "evincer", "elimine", "eliminer"), ("vtes",)),
-    "withdraw": (("withdraw", "fuite", "fuir"), ("vtes",)),
-    "bleed": (("bleed", "saigner", "saignee"), ("vtes",)),
-    "vampire": (("vampire", "vamp"), ("vtes",)),
-    "blood": (("blood",), ("vtes",)),
-    "burn": (("burn", "bruler"), ("vtes",)),
-    "life": (("lifeloss", "perte", "loss"), ("res-arcana",)),
-    "put": (("put", "poser", "sur"), ("res-arcana",)),
-    "take": (("take", "recuperer", "vider"), ("res-arcana",)),
-    "restore": (("restore", "restauration", "restaurer"), ("rise",)),
-    "summon": (("summon", "sbire", "invoquer"), ("astral",)),
-    "power": (("power", "pouvoir"), ("astral",)),
-    "empty": (("empty", "vide", "deckvide"), ("astral",)),
-    "win": (("win", "victoire", "gagne"), ("astral",)),
-    "play": (("play", "jouer", "joue"), None),
-    "acquire": (("acquire", "acquerir", "acquiert", "acheter", "recruter"), ("ascension", "res-arcana")),
-    "defeat": (("defeat", "vaincre", "vaincu", "battre"), ("ascension",)),
+# The verbs of every game: canonical verb → its words. A game's own verbs and their words in
+# each language are in its game.yaml (``table.verbs``); their parsers in its rules module.
+VERBS: dict[str, tuple[str, ...]] = {
+    "next": ("next", "suivant", "suite", "phase"),
+    "end": ("end", "fin", "finir"),
+    "undo": ("undo", "annuler", "annule"),
+    "redo": ("redo", "refaire", "retablir"),
+    "toss": ("toss", "coin", "pile", "lancer", "flip"),
+    "dice": ("dice", "die", "de", "des"),
+    "status": ("status", "etat", "state"),
+    "timer": ("timer", "chrono", "temps", "time"),
+    "help": ("help", "aide", "?"),
+    "play": ("play", "jouer", "joue"),
 }
-CANCEL = {"cancel", "annule", "annuler", "rate", "echec", "fail"}
-NONE = {"none", "aucun", "personne", "-", "0", "burn", "bruler"}
 
 
-def verb_words(game: str) -> dict[str, str]:
+def verb_words(data: TableData) -> dict[str, str]:
+    """Every word a line of this game may start with → its canonical verb."""
     out: dict[str, str] = {}
-    for verb, (words, games) in VERBS.items():
-        if games is None or game in games:
+    for verb, words in VERBS.items():
+        for w in words:
+            out[w] = verb
+    for verb, by_lang in data.verbs.items():
+        for words in by_lang.values():
             for w in words:
-                out[w] = verb
+                out[fold(w)] = verb
     return out
+
+
+def _game_parsers(game_id: str) -> dict[str, Callable[..., Intent]]:
+    module = registry.code(game_id, "rules")
+    return dict(getattr(module, "PARSERS", None) or {})
 
 
 class Parser:
@@ -107,14 +98,16 @@ class Parser:
         self.data = data
         self.names = seat_names
         self.source = source
-        self.verbs = verb_words(data.id)
+        self.verbs = verb_words(data)
+        self.parsers = _game_parsers(data.id)  # a game's own verbs (``edge``, ``summon``...)
         # The card library of the caller (cards named in play/acquire/defeat, a vampire's
         # capacity); the parser never loads one of its own.
         self.library = library
         # The reference of the card last laid on a seat's reader (None: the table's reader).
         self.laid = laid
-        # A vampire named without its capacity takes the card's (the VTES card list knows it).
-        self.crypt_card = crypt_card or (lambda name: vtes_crypt_card(name, library))
+        # A vampire named without its capacity takes the card's: a game's parser asks this, or
+        # by default its card library.
+        self.crypt_card = crypt_card
 
     # -- tokens ---------------------------------------------------------------------------
 
@@ -171,7 +164,9 @@ class Parser:
         word, rest = fold(split[0]), split[1:]
         verb = self.verbs.get(word)
         if verb is not None:
-            intent = getattr(self, f"_p_{verb}", self._p_plain)(verb, rest)
+            own = self.parsers.get(verb)
+            generic = getattr(self, f"_p_{verb}", self._p_plain)
+            intent = own(self, verb, rest) if own is not None else generic(verb, rest)
         elif word in self.data.groups:
             intent = self._p_group(word, rest)
         elif word in self.data.words:
@@ -220,33 +215,33 @@ class Parser:
         seat, (mode, n) = self._seat_and_amount(left, group)
         return Intent("counter", seat, {"counter": cid, "amount": n, "mode": mode})
 
-    def _only_seat(self, verb: str, rest: list[str], required: bool = False) -> Intent:
+    def only_seat(self, verb: str, rest: list[str], required: bool = False) -> Intent:
         if len(rest) > 1:
             raise ParseError("table.parse.unexpected", word=rest[1], command=verb)
-        seat = self._need_seat(rest[0]) if rest else None
+        seat = self.need_seat(rest[0]) if rest else None
         if required and seat is None:
             raise ParseError("table.parse.need_seat", command=verb)
         return Intent(verb, seat)
 
-    def _need_seat(self, token: str) -> int:
+    def need_seat(self, token: str) -> int:
         s = self.seat(token)
         if s is None:
             raise ParseError("table.parse.not_a_seat", word=token)
         return s
 
-    def _count(self, token: str, verb: str) -> int:
+    def count(self, token: str, verb: str) -> int:
         n = number(token)
         if n is None or n < 1:
             raise ParseError("table.parse.number", word=token, command=verb)
         return n
 
     def _p_plain(self, verb: str, rest: list[str]) -> Intent:
-        return self._only_seat(verb, rest)
+        return self.only_seat(verb, rest)
 
     def _p_undo(self, verb: str, rest: list[str]) -> Intent:
         if len(rest) > 1:
             raise ParseError("table.parse.unexpected", word=rest[1], command=verb)
-        return Intent(verb, None, {"count": self._count(rest[0], verb) if rest else 1})
+        return Intent(verb, None, {"count": self.count(rest[0], verb) if rest else 1})
 
     _p_redo = _p_undo
 
@@ -261,107 +256,7 @@ class Parser:
         return Intent(verb, None, {"sides": number(m.group(2)), "count": number(m.group(1) or "1")})
 
     def _p_toss(self, verb: str, rest: list[str]) -> Intent:
-        return self._only_seat(verb, rest)
-
-    def _p_edge(self, verb: str, rest: list[str]) -> Intent:
-        if len(rest) != 1:
-            raise ParseError("table.parse.need_seat", command=verb)
-        if fold(rest[0]) in NONE:
-            return Intent(verb, None, {"none": True})
-        return Intent(verb, self._need_seat(rest[0]))
-
-    def _p_oust(self, verb: str, rest: list[str]) -> Intent:
-        return self._only_seat(verb, rest, required=True)
-
-    _p_empty = _p_oust
-    _p_win = _p_oust
-
-    def _p_withdraw(self, verb: str, rest: list[str]) -> Intent:
-        cancel = any(fold(x) in CANCEL for x in rest)
-        rest = [x for x in rest if fold(x) not in CANCEL]
-        intent = self._only_seat(verb, rest, required=True)
-        intent.args["cancel"] = cancel
-        return intent
-
-    def _p_bleed(self, verb: str, rest: list[str]) -> Intent:
-        if not rest or len(rest) > 2:
-            raise ParseError("table.parse.bleed")
-        seat = self._need_seat(rest[0]) if len(rest) == 2 else None
-        return Intent(verb, seat, {"amount": self._count(rest[-1].lstrip("+-"), verb)})
-
-    def _p_vampire(self, verb: str, rest: list[str]) -> Intent:
-        if len(rest) < 2:
-            raise ParseError("table.parse.vampire")
-        seat = self._need_seat(rest[0])
-        nums = []
-        body = rest[1:]
-        while body and number(body[-1]) is not None and len(nums) < 2:
-            nums.insert(0, number(body.pop()))
-        if not body:
-            raise ParseError("table.parse.vampire")
-        name = " ".join(body)
-        if not nums:
-            if self.crypt_card is None:
-                raise ParseError("table.parse.vampire")
-            found = self.crypt_card(name)
-            if found is None:
-                raise ParseError("table.parse.vampire_unknown", vampire=name)
-            name, capacity = found
-            nums = [capacity]
-        args: dict[str, Any] = {"name": name, "capacity": nums[0]}
-        if len(nums) == 2:
-            args["blood"] = nums[1]
-        return Intent(verb, seat, args)
-
-    def _p_blood(self, verb: str, rest: list[str]) -> Intent:
-        if len(rest) < 3 or self.amount(rest[-1]) is None:
-            raise ParseError("table.parse.blood")
-        mode, n = self.amount(rest[-1])
-        return Intent(verb, self._need_seat(rest[0]), {"name": " ".join(rest[1:-1]), "amount": n, "mode": mode})
-
-    def _p_burn(self, verb: str, rest: list[str]) -> Intent:
-        if len(rest) < 2:
-            raise ParseError("table.parse.burn")
-        return Intent(verb, self._need_seat(rest[0]), {"name": " ".join(rest[1:])})
-
-    def _p_pass(self, verb: str, rest: list[str]) -> Intent:
-        return self._only_seat(verb, rest)
-
-    def _p_life(self, verb: str, rest: list[str]) -> Intent:
-        if len(rest) < 2:
-            raise ParseError("table.parse.life")
-        seat = self._need_seat(rest[0])
-        return Intent(verb, seat, {"amount": self._count(rest[1].lstrip("-+"), verb), "pay": rest[2:]})
-
-    def _p_put(self, verb: str, rest: list[str]) -> Intent:
-        if len(rest) < 4 or self.amount(rest[-1]) is None:
-            raise ParseError("table.parse.put")
-        mode, n = self.amount(rest[-1])
-        return Intent(verb, self._need_seat(rest[0]),
-                      {"component": " ".join(rest[1:-2]), "essence": rest[-2], "amount": n, "mode": mode})
-
-    def _p_take(self, verb: str, rest: list[str]) -> Intent:
-        if len(rest) < 2:
-            raise ParseError("table.parse.take")
-        return Intent(verb, self._need_seat(rest[0]), {"component": " ".join(rest[1:])})
-
-    def _p_restore(self, verb: str, rest: list[str]) -> Intent:
-        if len(rest) != 1 or rest[0] not in ("1", "2"):
-            raise ParseError("table.parse.restore")
-        return Intent(verb, None, {"cards": int(rest[0])})
-
-    def _p_summon(self, verb: str, rest: list[str]) -> Intent:
-        if len(rest) > 1:
-            raise ParseError("table.parse.unexpected", word=rest[1], command=verb)
-        cost = 0
-        if rest:
-            value = number(rest[0])
-            if value is None:
-                raise ParseError("table.parse.number", word=rest[0], command=verb)
-            cost = value
-        return Intent(verb, None, {"cost": cost})
-
-    _p_power = _p_summon
+        return self.only_seat(verb, rest)
 
     def _p_play(self, verb: str, rest: list[str]) -> Intent:
         """``play [SEAT] [CARD] [CHOICES]``: a card by name or reference, or the one last laid."""
@@ -369,7 +264,7 @@ class Parser:
 
         seat = None
         if rest and len(rest) >= 1 and (rest[0].isdigit() or any(fold(n) == fold(rest[0]) for n in self.names)):
-            seat = self._need_seat(rest[0])
+            seat = self.need_seat(rest[0])
             rest = rest[1:]
         words = rest
         if not words or all(self._is_choice(w) for w in words):
@@ -396,15 +291,3 @@ class Parser:
         essences = self.data.groups.get("essence", {})
         # "-1 vigueur": a cost lowered by another component (Res Arcana).
         return fold(word) in essences or (bool(essences) and word.startswith("-") and word[1:].isdigit())
-
-
-def vtes_crypt_card(name: str, library: Any) -> tuple[str, int] | None:
-    """(printed name, capacity) of the VTES crypt card a player named, forgiving typos; None
-    when no crypt card answers to it, or when no card library was given."""
-    if library is None:
-        return None
-    hits = [h.card for h in library.search(name, game="vtes", limit=5) if h.card.extra.get("capacity")]
-    if not hits:
-        return None
-    card = hits[0]
-    return card.extra.get("printed_name") or card.name, int(card.extra["capacity"])

@@ -2,28 +2,21 @@
 and ``names``): counters with their bounds and start values, phases with their reminders, and
 the numbers the game's rules module uses.
 
-Only this module reads game.yaml for the table engine. The other sections of the file belong to
-the card library; if one of them is broken, the ``table:`` block is still read on its own, so a
-typo in a glossary entry never stops a game.
+The file is read by the one game.yaml reader (``companion.cards.gamedata.read_game``), which
+checks the whole file; this module checks the ``table:`` section. Every error names file, line
+and field; a broken file disables its game, for the table as for the card library.
 """
 
 from __future__ import annotations
 
 import functools
-import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-try:
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML without libyaml
-    _Loader = yaml.SafeLoader
-
-GAMES = ("vtes", "ascension", "res-arcana", "rise", "astral")
+from companion import registry
+from companion.cards.gamedata import plain
+from companion.cards.yamlload import line_of
 
 
 class TableDataError(Exception):
@@ -75,6 +68,10 @@ class TableData:
     path: str = ""
     # What a front end shows (main counters, seat actions and their commands): see present.py.
     present: dict[str, Any] = field(default_factory=dict)
+    # The game's own command verbs: verb → language → its words (``edge: {en: [edge], ...}``).
+    verbs: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    # What laying a card does (game.yaml ``effects:``): actions, resource keys, what ``any`` is.
+    effects: dict[str, Any] = field(default_factory=dict)
 
     def name(self, lang: str = "fr") -> str:
         return self.names.get(lang) or self.names.get("fr") or self.id
@@ -119,124 +116,152 @@ def fold(word: str) -> str:
 
 def cardmap_dir() -> Path:
     """Same place as the card library's (``COMPANION_CARDMAP`` overrides, for tests)."""
-    override = os.environ.get("COMPANION_CARDMAP")
-    return Path(override) if override else Path(__file__).resolve().parents[2] / "cardmap"
+    return registry.builtin_dir()
 
 
-_TOP_LINE = re.compile(r"^[^\s#]", re.MULTILINE)  # where a top-level entry (or a stray line) starts
-_TOP_KEY = re.compile(r"([A-Za-z_][\w-]*)\s*:")
+class _Where:
+    """Names file, line and field in each message about the table section."""
+
+    def __init__(self, shown: str) -> None:
+        self.shown = shown
+
+    def __call__(self, node: Any, key: str | int | None, field: str, message: str) -> TableDataError:
+        line = line_of(node, key)
+        place = f"{self.shown}:{line}" if line else self.shown
+        return TableDataError(f"{place}: {field}: {message}")
 
 
-def _table_block(text: str) -> str:
-    """The top-level ``table:`` block and the ``id``/``names`` lines, cut out of the file text."""
-    starts = [m.start() for m in _TOP_LINE.finditer(text)] + [len(text)]
-    keep = []
-    for start, end in zip(starts, starts[1:], strict=False):  # each start with the next
-        top = _TOP_KEY.match(text, start)
-        if top and top.group(1) in ("table", "id", "names"):
-            keep.append(text[start:end].rstrip("\n"))
-    return "\n".join(keep) + "\n"
-
-
-def read_game_file(path: Path) -> dict[str, Any]:
-    # Our section alone first: a twentieth of the file, and the home screen reads five of them
-    # before its first frame. The whole file when the cut does not stand alone.
-    text = path.read_text(encoding="utf-8")
-    try:
-        doc = yaml.load(_table_block(text), Loader=_Loader)
-    except yaml.YAMLError:
-        doc = None
-    if not isinstance(doc, dict) or not isinstance(doc.get("table"), dict):
-        try:
-            doc = yaml.load(text, Loader=_Loader)
-        except yaml.YAMLError as exc:
-            raise TableDataError(f"{path}: the table: section is not valid YAML: {exc}") from exc
-    if not isinstance(doc, dict) or not isinstance(doc.get("table"), dict):
-        raise TableDataError(f"{path}: no table: section")
-    return doc
-
-
-def _texts(value: Any, where: str) -> dict[str, str]:
+def _texts(value: Any, fail: _Where, node: Any, key: str | int, where: str) -> dict[str, str]:
     if isinstance(value, str):
         return {"fr": value}
     if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        raise TableDataError(f"{where}: expected {{fr: ..., en: ...}}")
+        raise fail(node, key, where, "expected {fr: ..., en: ...}")
     return dict(value)
 
 
-def _int_or_none(value: Any, where: str) -> int | None:
+def _int_or_none(value: Any, fail: _Where, node: Any, key: str, where: str) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TableDataError(f"{where}: expected a whole number, got {value!r}")
+        raise fail(node, key, where, f"expected a whole number, got {value!r}")
     return value
 
 
-def _counters(raw: Any, scope: str, where: str) -> dict[str, Counter]:
+COUNTER_FIELDS = frozenset({"names", "words", "start", "min", "max", "group", "key", "clear", "hidden", "floor"})
+
+
+def _counters(raw: Any, scope: str, fail: _Where, parent: Any, key: str, where: str) -> dict[str, Counter]:
     if raw is None:
         return {}
     if not isinstance(raw, dict):
-        raise TableDataError(f"{where}: expected a mapping of counter id → definition")
+        raise fail(parent, key, where, "expected a mapping of counter id → definition")
     out: dict[str, Counter] = {}
     for cid, d in raw.items():
         w = f"{where}.{cid}"
         if not isinstance(d, dict):
-            raise TableDataError(f"{w}: expected a mapping")
-        unknown = set(d) - {"names", "words", "start", "min", "max", "group", "key", "clear", "hidden",
-                              "floor"}
+            raise fail(raw, cid, w, "expected a mapping")
+        unknown = set(d) - COUNTER_FIELDS
         if unknown:
-            raise TableDataError(f"{w}: unknown field(s) {sorted(unknown)}")
+            raise fail(d, sorted(unknown)[0], w, f"unknown field(s) {sorted(unknown)}; expected some of "
+                                                 f"{', '.join(sorted(COUNTER_FIELDS))}")
         mx = d.get("max")
         if not (mx is None or isinstance(mx, int) or (isinstance(mx, str) and mx.startswith("@"))):
-            raise TableDataError(f"{w}.max: expected a number or @counter")
+            raise fail(d, "max", f"{w}.max", "expected a number or @counter")
         if d.get("clear") not in (None, "turn"):
-            raise TableDataError(f"{w}.clear: expected 'turn'")
+            raise fail(d, "clear", f"{w}.clear", "expected 'turn'")
         words = d.get("words") or []
         if not isinstance(words, list) or not all(isinstance(x, str) for x in words):
-            raise TableDataError(f"{w}.words: expected a list of words")
+            raise fail(d, "words", f"{w}.words", "expected a list of words")
         out[str(cid)] = Counter(
-            id=str(cid), names=_texts(d.get("names", cid), f"{w}.names"), words=tuple(words), scope=scope,
-            start=_int_or_none(d.get("start", 0), f"{w}.start"), min=_int_or_none(d.get("min"), f"{w}.min"),
+            id=str(cid), names=_texts(d.get("names", cid), fail, d, "names", f"{w}.names"), words=tuple(words),
+            scope=scope, start=_int_or_none(d.get("start", 0), fail, d, "start", f"{w}.start"),
+            min=_int_or_none(d.get("min"), fail, d, "min", f"{w}.min"),
             max=mx, group=d.get("group"), key=d.get("key"), clear=d.get("clear"), hidden=bool(d.get("hidden")),
             floor=bool(d.get("floor")))
     return out
 
 
-def parse_table(doc: dict[str, Any], shown: str) -> TableData:
-    table = doc["table"]
-    where = f"{shown}: table"
+def parse_table(doc: dict[str, Any], shown: str, effects: dict[str, Any] | None = None) -> TableData:
+    """The table section of a game's document (as ``cards.gamedata.read_game`` gives it, with
+    the line of each value), checked: every error names file, line and field."""
+    fail = _Where(shown)
+    table = doc.get("table")
+    if not isinstance(table, dict):
+        raise fail(doc, "table", "table", "no table: section (seats, counters, phases)")
+    where = "table"
     seats = table.get("seats") or {}
     if not isinstance(seats, dict) or not isinstance(seats.get("min"), int) or not isinstance(seats.get("max"), int):
-        raise TableDataError(f"{where}.seats: expected {{min: N, max: N}}")
+        raise fail(table, "seats", f"{where}.seats", "expected {min: N, max: N}")
     phases = []
-    for i, p in enumerate(table.get("phases") or []):
+    raw_phases = table.get("phases") or []
+    if not isinstance(raw_phases, list):
+        raise fail(table, "phases", f"{where}.phases", "expected a list of {id, names, reminder}")
+    for i, p in enumerate(raw_phases):
         if not isinstance(p, dict) or "id" not in p:
-            raise TableDataError(f"{where}.phases[{i}]: expected {{id, names, reminder}}")
-        phases.append(Phase(str(p["id"]), _texts(p.get("names", p["id"]), f"{where}.phases[{i}].names"),
-                            _texts(p.get("reminder", ""), f"{where}.phases[{i}].reminder")))
+            raise fail(raw_phases, i, f"{where}.phases[{i}]", "expected {id, names, reminder}")
+        names = _texts(p.get("names", p["id"]), fail, p, "names", f"{where}.phases[{i}].names")
+        phases.append(Phase(str(p["id"]), names,
+                            _texts(p.get("reminder", ""), fail, p, "reminder", f"{where}.phases[{i}].reminder")))
     if not phases:
-        raise TableDataError(f"{where}.phases: at least one phase is needed")
-    counters = _counters(table.get("counters"), "seat", f"{where}.counters")
-    shared = _counters(table.get("shared"), "shared", f"{where}.shared")
+        raise fail(table, "phases", f"{where}.phases", "at least one phase is needed")
+    counters = _counters(table.get("counters"), "seat", fail, table, "counters", f"{where}.counters")
+    shared = _counters(table.get("shared"), "shared", fail, table, "shared", f"{where}.shared")
     for c in counters.values():
         if isinstance(c.max, str) and c.max[1:] not in counters:
-            raise TableDataError(f"{where}.counters.{c.id}.max: no counter {c.max[1:]!r}")
+            raise fail(table["counters"][c.id], "max", f"{where}.counters.{c.id}.max", f"no counter {c.max[1:]!r}")
     params = table.get("params") or {}
     if not isinstance(params, dict):
-        raise TableDataError(f"{where}.params: expected a mapping")
+        raise fail(table, "params", f"{where}.params", "expected a mapping")
     present = table.get("present") or {}
     if not isinstance(present, dict):
-        raise TableDataError(f"{where}.present: expected a mapping")
-    return TableData(id=str(doc.get("id") or shown), names=_texts(doc.get("names") or {}, f"{shown}: names"),
+        raise fail(table, "present", f"{where}.present", "expected a mapping")
+    return TableData(id=str(doc.get("id") or shown), names=_texts(doc.get("names") or {}, fail, doc, "names", "names"),
                      seats_min=seats["min"], seats_max=seats["max"], counters=counters, shared=shared,
-                     phases=tuple(phases), params=params, path=shown, present=present)
+                     phases=tuple(phases), params=plain(params), path=shown, present=plain(present),
+                     verbs=_verbs(table.get("verbs"), fail, table, f"{where}.verbs"),
+                     effects=dict(effects or {}))
+
+
+def _verbs(raw: Any, fail: _Where, table: Any, where: str) -> dict[str, dict[str, tuple[str, ...]]]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise fail(table, "verbs", where, "expected a mapping of verb → {fr: [words], en: [words]}")
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for verb, by_lang in raw.items():
+        w = f"{where}.{verb}"
+        if not isinstance(by_lang, dict) or not by_lang:
+            raise fail(raw, verb, w, "expected {fr: [words], en: [words]}")
+        words: dict[str, tuple[str, ...]] = {}
+        for lang, listed in by_lang.items():
+            if not isinstance(listed, list) or not listed or not all(isinstance(x, str) and x.strip() for x in listed):
+                raise fail(by_lang, lang, f"{w}.{lang}", "expected a list of words")
+            words[str(lang)] = tuple(x.strip() for x in listed)
+        out[str(verb)] = words
+    return out
+
+
+def shown_path(path: Path) -> str:
+    """How a game file is named in messages: ``cardmap/<id>/game.yaml`` for a shipped game,
+    the full path for a user's own."""
+    try:
+        return f"cardmap/{path.relative_to(registry.builtin_dir())}"
+    except ValueError:
+        return str(path)
 
 
 @functools.cache
 def load_table(game: str, root: str | None = None) -> TableData:
-    """The table data of one game, read once per process."""
-    base = Path(root) if root else cardmap_dir()
-    path = base / game / "game.yaml"
-    if not path.exists():
-        raise TableDataError(f"{path}: no such game file")
-    return parse_table(read_game_file(path), f"cardmap/{game}/game.yaml")
+    """The table data of one game, read once per process through the one game.yaml reader."""
+    from companion.cards.gamedata import read_game
+    from companion.cards.yamlload import DataError
+
+    path = Path(root) / game / "game.yaml" if root else registry.game_file(game)
+    if path is None or not path.exists():
+        raise TableDataError(f"{path or game}: no such game file")
+    shown = shown_path(path) if not root else f"cardmap/{game}/game.yaml"
+    try:
+        info, doc = read_game(path, shown)
+    except DataError as exc:
+        raise TableDataError(str(exc)) from exc
+    return parse_table(doc, shown, info.effects)

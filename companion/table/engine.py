@@ -14,11 +14,13 @@ import json
 import logging
 import secrets
 import time
+from array import array
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from companion.i18n import language, t
-from companion.table import effects as fx
+from companion.table import statediff as fx
 from companion.table.data import TableData, load_table
 from companion.table.journal import Event, Journal, JournalConflict, JournalError
 
@@ -44,7 +46,7 @@ log = logging.getLogger(__name__)
 
 class Game:
     def __init__(self, journal: Journal, game_id: int, data: TableData, clock: Callable[[], float] = time.time) -> None:
-        from companion.table.rules import rules_for
+        from companion.registry import rules_for
 
         self.journal = journal
         self.id = game_id
@@ -52,12 +54,21 @@ class Game:
         self.rules = rules_for(data)
         self.clock = clock
         self.state: dict[str, Any] = {}
-        self._undo: list[int] = []
-        self._redo: list[int] = []
-        self._effects: dict[int, list[fx.Effect]] = {}
+        # The undo and redo stacks hold event ids only, 8 bytes each (a long game stays small in
+        # memory); the effects an undo takes back are read from the journal when it is asked.
+        self._undo = array("q")
+        self._redo = array("q")
+        # Who made each undoable change a seat made from its own device (0-based); a change not
+        # in it is the table's (its screen, the host). A seat's undo takes back its own changes only.
+        self._by: dict[int, int] = {}
+        # How many changes of each seat each stack holds, kept as the stacks change, so that what a
+        # seat may undo is known without a walk through a long game's stacks.
+        self._mine_undo: Counter[int] = Counter()
+        self._mine_redo: Counter[int] = Counter()
         self.last_event_id: int | None = None
         self.opening: Result | None = None  # what the draw of the first player said
         self.skipped: list[int] = []  # events of the journal that could not be replayed
+        self._recovered_start = False  # the set-up was rebuilt by a recovery (recovery.py)
 
     # -- creating and opening -------------------------------------------------------------
 
@@ -70,7 +81,7 @@ class Game:
         beginning, or seat number), otherwise the first player is drawn."""
         data = data or load_table(game)
         names = [p.strip() for p in players]
-        from companion.table.rules import rules_for
+        from companion.registry import rules_for
 
         rules = rules_for(data)
         options = dict(options or {})
@@ -97,10 +108,19 @@ class Game:
 
     @classmethod
     def open(cls, journal: Journal, game_id: int, clock: Callable[[], float] = time.time,
-             data: TableData | None = None) -> Game:
+             data: TableData | None = None, read_only: bool = False) -> Game:
+        """The game as its journal holds it, held for this program (one writer per game). With
+        ``read_only`` (an export, a listing): not held and nothing written, so it works while
+        another program plays the game."""
         row = journal.game(game_id)
         if row is None:
             raise KeyError(game_id)
+        if read_only:
+            g = cls(journal, game_id, data or load_table(row.game), clock)
+            g.replay(journal.iter_events(game_id))
+            if not isinstance(g.state.get("seats"), list) or not g.state["seats"]:
+                raise JournalError(f"{journal.path}: game {game_id} has no readable set-up", "journal.cause.damaged")
+            return g
         # One writer per game: a second program gets GameLocked, naming the first.
         journal.lock_game(game_id)
         try:
@@ -110,6 +130,7 @@ class Game:
                 raise JournalError(f"{journal.path}: game {game_id} has no readable set-up",
                                    "journal.cause.damaged")
             g.opening = None
+            g._complete_recovered()
             if g.state.get("first") is None and not g.state.get("over"):
                 # Stopped between the set-up and the draw: the seed is recorded, draw now.
                 g.opening = g._draw_first("script")
@@ -124,6 +145,31 @@ class Game:
             else:
                 g.opening = skipped
         return g
+
+    def _complete_recovered(self) -> None:
+        """A game recovered without its ``start`` has the opening state every game shares
+        (rebuilt by ``recovery``); what this game's rules add to it is added now, as one event,
+        so that the state stays the fold of the journal."""
+        if not self._recovered_start:
+            return
+        names = [str(s.get("name", "")) for s in self.state["seats"] if isinstance(s, dict)]
+        try:
+            base = self.rules.initial_state(names, 0, {}, self.clock())
+        except Exception:  # the rules cannot make an opening for these seats: leave it as it is
+            log.exception("game %s: no opening state to complete the recovered one", self.id)
+            return
+        full = copy.deepcopy(self.state)
+        _fill(full, base)
+        effects = fx.diff(self.state, full)
+        if not effects:
+            return
+        try:
+            ev = self.journal.append(self.id, "recovered", {"effects": effects, "notes": []}, source="script",
+                                     after=self.last_event_id)
+        except JournalError:
+            return  # the game still opens; a change that needs the missing part is refused
+        self.state = full
+        self.last_event_id = ev.id
 
     def close(self) -> None:
         """Let another program open this game."""
@@ -144,6 +190,10 @@ class Game:
                 self.skipped.append(ev.id)
                 self.last_event_id = ev.id
                 continue
+            if ev.type == "start" and ev.payload.get("recovered"):
+                self._recovered_start = True
+            elif ev.type == "recovered":
+                self._recovered_start = False  # completed already
             self._track(ev.id, ev.type, ev.payload, effects)
         self.state = state
 
@@ -155,18 +205,33 @@ class Game:
         targets = payload.get("targets") if isinstance(payload.get("targets"), list) else []
         if etype == "undo":
             for target in targets:
-                if target in self._undo:
-                    self._undo.remove(target)
+                if _take(self._undo, target):
                     self._redo.append(target)
+                    self._move(target, self._mine_undo, self._mine_redo)
         elif etype == "redo":
             for target in targets:
-                if target in self._redo:
-                    self._redo.remove(target)
+                if _take(self._redo, target):
                     self._undo.append(target)
+                    self._move(target, self._mine_redo, self._mine_undo)
         elif payload.get("undoable"):
+            by = _author(payload)
             self._undo.append(eid)
-            self._redo.clear()
-            self._effects[eid] = effects
+            if by is not None:
+                self._by[eid] = by
+                self._mine_undo[by] += 1
+            # A new change ends what its author could redo (the table's ends everyone's).
+            if by is None:
+                del self._redo[:]
+                self._mine_redo.clear()
+            elif self._mine_redo[by]:
+                self._redo = array("q", (e for e in self._redo if self._by.get(e) != by))
+                self._mine_redo[by] = 0
+
+    def _move(self, eid: int, source: Counter[int], target: Counter[int]) -> None:
+        by = self._by.get(eid)
+        if by is not None:
+            source[by] -= 1
+            target[by] += 1
 
     # -- the one entry point --------------------------------------------------------------
 
@@ -213,7 +278,7 @@ class Game:
             return Result(False, intent, reason=(r.key, r.values), data=self.data)
         except (KeyError, IndexError, TypeError, ValueError, AttributeError):
             # Only a state the rules never make gets here: a hand-edited or damaged journal
-            # (found by tests/test_fuzz.py). The change is refused; the program goes on.
+            # (found by tests/unit/test_fuzz.py). The change is refused; the program goes on.
             log.exception("game %s: the rules cannot work on this state", self.id)
             return self._refused(intent, "table.refuse.journal", cause="@t:journal.cause.state")
         if intent.verb in QUERIES:
@@ -252,7 +317,8 @@ class Game:
                       data=self.data)
 
     def _reload(self) -> None:
-        self._undo, self._redo, self._effects, self.skipped = [], [], {}, []
+        self._undo, self._redo, self.skipped, self._by = array("q"), array("q"), [], {}
+        self._mine_undo, self._mine_redo = Counter(), Counter()
         try:
             self.replay(self.journal.iter_events(self.id))
         except JournalError:
@@ -260,28 +326,53 @@ class Game:
 
     # -- built-in events ------------------------------------------------------------------
 
+    def _mine(self, stack: array, by: int | None, n: int) -> list[int]:
+        """The last ``n`` changes of ``stack`` its author may take back or redo, newest first: any
+        for the table, a seat's own for a seat (searched from the top: its last change is near)."""
+        if by is None:
+            return list(reversed(stack[-n:])) if n > 0 else []
+        found: list[int] = []
+        for eid in reversed(stack):
+            if len(found) >= n:
+                break
+            if self._by.get(eid) == by:
+                found.append(eid)
+        return found
+
     def _do_undo(self, ctx: Ctx, intent: Intent) -> None:
         n = int(intent.args.get("count", 1))
-        if not self._undo:
+        by = _author(intent.args)
+        mine = self._mine(self._undo, by, n) if by is None or self._mine_undo[by] else []
+        if not mine:
             ctx.refuse("table.refuse.nothing_to_undo")
-        targets = list(reversed(self._undo[-n:]))
+        targets = mine
+        recorded = self.journal.effects_of(targets)
         effects: list[fx.Effect] = []
         for eid in targets:
-            effects.extend(fx.inverse(self._effects.get(eid, [])))
+            effects.extend(fx.inverse(recorded.get(eid, [])))
         ctx.payload.update(targets=targets, effects=effects)
-        ctx.note("table.undone", count=len(targets))
+        if by is None:
+            ctx.note("table.undone", count=len(targets))
+        else:
+            ctx.note("table.undone_by", name=ctx.name(by), count=len(targets))
         self._note_counters(ctx, effects)
 
     def _do_redo(self, ctx: Ctx, intent: Intent) -> None:
         n = int(intent.args.get("count", 1))
-        if not self._redo:
+        by = _author(intent.args)
+        mine = self._mine(self._redo, by, n) if by is None or self._mine_redo[by] else []
+        if not mine:
             ctx.refuse("table.refuse.nothing_to_redo")
-        targets = list(reversed(self._redo[-n:]))
+        targets = mine
+        recorded = self.journal.effects_of(targets)
         effects: list[fx.Effect] = []
         for eid in targets:
-            effects.extend(self._effects.get(eid, []))
+            effects.extend(recorded.get(eid, []))
         ctx.payload.update(targets=targets, effects=effects)
-        ctx.note("table.redone", count=len(targets))
+        if by is None:
+            ctx.note("table.redone", count=len(targets))
+        else:
+            ctx.note("table.redone_by", name=ctx.name(by), count=len(targets))
         self._note_counters(ctx, effects)
 
     def _note_counters(self, ctx: Ctx, effects: list[fx.Effect]) -> None:
@@ -319,6 +410,12 @@ class Game:
     def can_redo(self) -> int:
         return len(self._redo)
 
+    def undoable_by(self, by: int | None) -> tuple[int, int]:
+        """How many changes ``by`` (a 0-based seat, or None: the table) may undo and redo now."""
+        if by is None:
+            return len(self._undo), len(self._redo)
+        return self._mine_undo[by], self._mine_redo[by]
+
     def status(self, lang: str | None = None) -> list[str]:
         try:
             return self.rules.status_lines(self.state, lang or language())
@@ -331,6 +428,37 @@ class Game:
 
     def events(self) -> list[Event]:
         return self.journal.events(self.id)
+
+
+def _take(stack: array, eid: int) -> bool:
+    """Remove ``eid`` from an undo or redo stack. An undo written by this program names the top
+    of the stack (constant time); one written by another program or by hand may name any."""
+    if stack and stack[-1] == eid:
+        stack.pop()
+        return True
+    try:
+        stack.remove(eid)
+    except ValueError:
+        return False
+    return True
+
+
+def _fill(state: dict[str, Any], base: dict[str, Any]) -> None:
+    """Add to ``state`` what ``base`` has and it lacks (seat by seat), keeping every value it has."""
+    for key, value in base.items():
+        if key not in state:
+            state[key] = copy.deepcopy(value)
+        elif key == "seats" and isinstance(state[key], list) and isinstance(value, list):
+            for mine, theirs in zip(state[key], value, strict=False):
+                if isinstance(mine, dict) and isinstance(theirs, dict):
+                    _fill(mine, theirs)
+        elif isinstance(state[key], dict) and isinstance(value, dict) and key != "options":
+            _fill(state[key], value)
+
+
+def _author(payload: dict[str, Any]) -> int | None:
+    by = payload.get("by")
+    return by if isinstance(by, int) and not isinstance(by, bool) else None
 
 
 def _summary(note: tuple[str, dict[str, Any]] | None) -> str:

@@ -29,7 +29,7 @@ def export_text(journal: Journal, game_id: int, lang: str = "fr") -> str:
              date=time.strftime("%Y-%m-%d %H:%M", time.localtime(row.created)), players=row.players)
     lines = [head, ""]
     lines += [event_line(data, ev, start, lang) for ev in events]
-    game = Game.open(journal, game_id, data=data)
+    game = Game.open(journal, game_id, data=data, read_only=True)  # while it is played elsewhere too
     lines += ["", t("table.cli.final", lang), *game.status(lang)]
     return "\n".join(lines) + "\n"
 
@@ -38,7 +38,7 @@ def export_json(journal: Journal, game_id: int) -> dict[str, Any]:
     row = journal.game(game_id)
     if row is None:
         raise KeyError(game_id)
-    game = Game.open(journal, game_id)
+    game = Game.open(journal, game_id, read_only=True)
     return {"id": game_id, "game": row.game, "players": row.players, "created": row.created,
             "status": row.status, "events": [ev.to_json() for ev in journal.events(game_id)],
             "state": game.to_json()}

@@ -165,7 +165,21 @@ def _cause(exc: BaseException) -> str:
 
 
 def _error(path: Path, exc: BaseException) -> JournalError:
-    return JournalError(f"{path}: {exc}", _cause(exc))
+    cause = _cause(exc)
+    if cause in ("journal.cause.io", "journal.cause.cannot_open") and _disk_full(path):
+        # SQLite says "disk I/O error" when it cannot create its -wal or -shm file on a full
+        # disk: the person needs to hear "disk full", not a failing SD card.
+        cause = "journal.cause.full"
+    return JournalError(f"{path}: {exc}", cause)
+
+
+def _disk_full(path: Path) -> bool:
+    import shutil
+
+    try:
+        return shutil.disk_usage(path.parent).free < 64 * 1024
+    except OSError:
+        return False
 
 
 def _is_damage(exc: BaseException) -> bool:
@@ -205,19 +219,50 @@ class Journal:
     refused untouched."""
 
     def __init__(self, path: str | Path, timeout: float = 5.0, check: bool = True) -> None:
+        from companion.table import recovery
+
         self.path = Path(path)
         self.timeout = timeout
         self.notice: Notice | None = None
         self.set_aside: Path | None = None
         self._locks: dict[int, _GameLock] = {}
+        self._fd: int | None = None
+        self._damaged = False  # damage found while running: every change is refused
+        self._full: JournalError | None = None  # opened read-only on a full disk
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise _error(self.path, exc) from exc
-        try:
-            self._db = self._open(check)
-        except _Damaged as damaged:
-            self._db = self._recover(damaged.reason)
+        record = recovery.read_record(self.path)
+        if record is not None:
+            # A recovery was under way when the program stopped (a crash, a power cut): finish it.
+            self._db = self._recover(str(record.get("reason") or "resumed"))
+        else:
+            try:
+                self._db = self._open(check)
+            except _Damaged as damaged:
+                self._db = self._recover(damaged.reason)
+            except JournalError as exc:
+                if exc.key != "journal.cause.full" or not self.path.exists():
+                    raise
+                # A full disk: the games can still be listed, exported and shown; every change is
+                # refused, saying the disk is full, until space is freed and the program restarted.
+                self._db = self._open_read_only(exc)
+        self._watch()
+
+    def _open_read_only(self, cause: JournalError) -> sqlite3.Connection:
+        for flags in ("mode=ro", "immutable=1"):  # immutable: when even the -shm cannot be made
+            try:
+                db = sqlite3.connect(f"file:{self.path}?{flags}", uri=True, isolation_level=None,
+                                     timeout=self.timeout, check_same_thread=False)
+                db.execute("SELECT COUNT(*) FROM games").fetchone()
+            except sqlite3.Error:
+                continue
+            self._full = cause
+            self.notice = Notice("journal.notice.full", {"path": str(self.path)})
+            log.info("journal %s opened read-only: %s", self.path, cause)
+            return db
+        raise cause
 
     def _connect(self) -> sqlite3.Connection:
         # isolation_level=None: we issue BEGIN/COMMIT ourselves, nothing is left pending.
@@ -238,10 +283,13 @@ class Journal:
             if size == 0:
                 raise _Damaged("empty")
             if head != SQLITE_HEADER:
-                if head.strip(b"\x00"):
+                from companion.table import recovery
+
+                # Zeroed by a power cut, or overwritten: a journal still holds rows of ours.
+                if head.strip(b"\x00") and not recovery.read_rows(self.path).ours:
                     raise JournalError(f"{self.path}: not a Table Companion journal (not an SQLite file)",
                                        "journal.cause.not_a_journal")
-                raise _Damaged("header")  # zeroed by a power cut
+                raise _Damaged("header")
         db = None
         try:
             db = self._connect()
@@ -283,21 +331,95 @@ class Journal:
             raise error from exc
 
     def _recover(self, reason: str) -> sqlite3.Connection:
-        """Set the damaged file aside, start a new journal, copy into it what can be read."""
+        """Keep the damaged file under a new name, put in its place a new journal holding every
+        game that can be read from it, and say so (``recovery`` tells how, crash-safe)."""
         from companion.table import recovery
 
-        aside = recovery.set_aside(self.path)
+        try:
+            aside, figures = recovery.recover(self.path, reason, _SCHEMA, SCHEMA_VERSION)
+        except OSError as exc:
+            raise _error(self.path, exc) from exc
         self.set_aside = aside
         db = self._open(check=False)
         if reason == "empty":
             self.notice = Notice("journal.notice.empty", {"path": str(self.path), "aside": str(aside)})
         else:
-            games, lost = recovery.copy_games(aside, db)
             self.notice = Notice("journal.notice.recovered", {
-                "path": str(self.path), "aside": str(aside), "games": games, "lost": lost})
+                "path": str(self.path), "aside": str(aside), "games": figures.games,
+                "events": figures.events, "lost_games": figures.lost_games, "lost": figures.lost_events})
         # The user is told in one sentence (notice); the technical reason goes to the log only.
         log.info("journal %s damaged (%s): set aside as %s", self.path, reason, aside)
         return db
+
+    # -- damage while running -----------------------------------------------------------------
+
+    def _watch(self) -> None:
+        """Keep a descriptor on the journal file, to tell at each write that the file at the
+        journal's name is still this one and still an SQLite file."""
+        if not hasattr(os, "pread"):  # pragma: no cover - not POSIX: SQLite's own checks remain
+            return
+        try:
+            self._fd = os.open(self.path, os.O_RDONLY)
+        except OSError:
+            self._fd = None
+
+    def _intact(self) -> bool:
+        """The cheap check before each commit: same file (device and inode), SQLite's header,
+        and not shorter than the header says. A checkpoint by another program can be writing
+        page 1 just now: a failed check is read again before it is believed."""
+        if self._fd is None:
+            return True
+        for attempt in range(3):
+            if self._looks_intact():
+                return True
+            if attempt < 2:
+                time.sleep(0.05)
+        return False
+
+    def _looks_intact(self) -> bool:
+        assert self._fd is not None
+        try:
+            named = os.stat(self.path)
+            own = os.fstat(self._fd)
+            head = os.pread(self._fd, 100, 0)
+        except OSError:
+            return False
+        if (named.st_dev, named.st_ino) != (own.st_dev, own.st_ino) or head[:16] != SQLITE_HEADER:
+            return False
+        page = int.from_bytes(head[16:18], "big")
+        page = 65536 if page == 1 else page
+        pages = int.from_bytes(head[28:32], "big")
+        counted = head[92:96] == head[24:28]  # the page count is valid only then (fileformat2)
+        return not (counted and own.st_size < pages * page)
+
+    def _keep_damaged(self) -> None:
+        """The file was damaged, truncated or replaced under this program: keep what this
+        program wrote (the file it opened, and its log) and have the next start recover from it."""
+        if self._damaged:
+            return
+        self._damaged = True
+        from companion.table import recovery
+
+        try:
+            aside = recovery.aside_name(self.path)
+            with open(aside, "wb") as out:
+                if self._fd is not None:
+                    offset = 0
+                    while chunk := os.pread(self._fd, 1 << 20, offset):
+                        out.write(chunk)
+                        offset += len(chunk)
+                out.flush()
+                os.fsync(out.fileno())
+            wal = self.path.with_name(self.path.name + "-wal")
+            if wal.exists():
+                import shutil
+
+                shutil.copyfile(wal, aside.with_name(aside.name + "-wal"))
+            recovery.write_record(self.path, {"aside": aside.name, "reason": "running"})
+            self.set_aside = aside
+            log.warning("journal %s damaged while running: what was written is kept as %s", self.path, aside)
+        except OSError as exc:
+            log.warning("journal %s damaged while running; cannot keep a copy: %s", self.path, exc)
 
     def notice_text(self, lang: str | None = None) -> str:
         """The notice in one sentence, or ""."""
@@ -312,6 +434,9 @@ class Journal:
             lock.release()
         self._locks.clear()
         self._db.close()
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
     def __enter__(self) -> Journal:
         return self
@@ -329,7 +454,8 @@ class Journal:
         if lock is not None:
             lock.count += 1
             return
-        lock = _GameLock.acquire(self.path, game_id, holder)
+        # The lock sits by the real file: a journal opened through a link is the same journal.
+        lock = _GameLock.acquire(Path(os.path.realpath(self.path)), game_id, holder)
         if lock is not None:
             self._locks[game_id] = lock
 
@@ -349,12 +475,19 @@ class Journal:
         not already) and is raised as JournalError naming its real cause: a full disk makes
         SQLite end the transaction itself, and a blind ROLLBACK would then hide the cause
         behind "cannot rollback - no transaction is active"."""
+        if self._damaged:
+            raise JournalError(f"{self.path}: damaged while running", "journal.cause.damaged_running")
+        if self._full is not None:
+            raise JournalError(str(self._full), "journal.cause.full")
         try:
             self._db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            raise _error(self.path, exc) from exc
+            raise self._failure(exc) from exc
         try:
             result = work()
+            if not self._intact():
+                raise JournalError(f"{self.path}: the file was damaged or replaced while running",
+                                   "journal.cause.damaged_running")
             self._db.execute("COMMIT")
         except BaseException as exc:
             if self._db.in_transaction:
@@ -362,10 +495,18 @@ class Journal:
                     self._db.execute("ROLLBACK")
                 except sqlite3.Error:
                     log.warning("journal %s: rollback failed after %s", self.path, exc)
+            if isinstance(exc, JournalError) and exc.key == "journal.cause.damaged_running":
+                self._keep_damaged()
             if isinstance(exc, sqlite3.Error):
-                raise _error(self.path, exc) from exc
+                raise self._failure(exc) from exc
             raise
         return result
+
+    def _failure(self, exc: sqlite3.Error) -> JournalError:
+        if _is_damage(exc) and not self._intact():
+            self._keep_damaged()
+            return JournalError(f"{self.path}: {exc}", "journal.cause.damaged_running")
+        return _error(self.path, exc)
 
     def new_game(self, game: str, players: list[str], ts: float | None = None,
                  first: tuple[str, dict[str, Any], str] | None = None) -> tuple[int, Event | None]:
@@ -427,18 +568,34 @@ class Journal:
     def events(self, game_id: int) -> list[Event]:
         return list(self.iter_events(game_id))
 
-    def iter_events(self, game_id: int) -> Iterator[Event]:
-        """The events of a game in order. A payload that is not a JSON object (hand-edited,
-        damaged) comes as ``{"damaged": reason}``, for the replay to skip and report."""
+    def iter_events(self, game_id: int, after: int | None = None) -> Iterator[Event]:
+        """The events of a game in order (only those after event ``after``, when given: what a
+        follower of a long game reads at each change, not the whole game again). A payload that
+        is not a JSON object (hand-edited, damaged) comes as ``{"damaged": reason}``, for the
+        replay to skip and report."""
         try:
-            rows = self._db.execute(
-                "SELECT id, type, seat, ts, source, payload FROM events WHERE game_id = ? ORDER BY id",
-                (game_id,)).fetchall()
+            query = "SELECT id, type, seat, ts, source, payload FROM events WHERE game_id = ?"
+            if after is None:
+                rows = self._db.execute(query + " ORDER BY id", (game_id,)).fetchall()
+            else:
+                rows = self._db.execute(query + " AND id > ? ORDER BY id", (game_id, after)).fetchall()
         except sqlite3.Error as exc:
             raise _error(self.path, exc) from exc
         for eid, type_, seat, ts, source, payload in rows:
             yield Event(eid, game_id, str(type_), seat if isinstance(seat, int) else None,
                         ts if isinstance(ts, int | float) else 0.0, str(source), _payload(payload))
+
+    def effects_of(self, ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+        """The recorded effects of the events ``ids`` (what an undo takes back): read when asked,
+        so that a long game does not keep every event's effects in memory."""
+        out: dict[int, list[dict[str, Any]]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            for eid, payload in self._read(f"SELECT id, payload FROM events WHERE id IN ({marks})", tuple(chunk)):
+                effects = _payload(payload).get("effects")
+                out[eid] = effects if isinstance(effects, list) else []
+        return out
 
     def event_ids(self, game_id: int) -> list[int]:
         return [r[0] for r in self._read("SELECT id FROM events WHERE game_id = ? ORDER BY id", (game_id,))]

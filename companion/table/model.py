@@ -17,7 +17,7 @@ from companion.table.journal import Event
 
 # Events that are part of the game's record but not of what undo takes back: the set-up, the
 # draw of the first player, and dice and coins (undoing a toss must not allow throwing again).
-NOT_UNDOABLE = frozenset({"start", "first_player", "toss", "dice", "undo", "redo"})
+NOT_UNDOABLE = frozenset({"start", "first_player", "toss", "dice", "undo", "redo", "recovered"})
 # Who owns the shared counters (the honor pool...), as a note value named in the reader's language.
 SHARED = "@t:table.shared"
 # Intents that answer a question and record nothing.
@@ -95,9 +95,17 @@ def render(data: TableData | None, key: str, values: dict[str, Any], lang: str |
     return t(key, lang, **resolve_values(data, values, lang))
 
 
+# A game's clock that reads more than this was moved by the system clock (a Raspberry Pi without a
+# clock battery starts in the past, then jumps when the network sets it): no table plays that long
+# in one sitting, and "87600:00:00" helps nobody. Such a duration is said to be unknown.
+MAX_DURATION = 48 * 3600
+
+
 def duration_text(seconds: int) -> str:
     """A duration as a clock shows it: ``0:10``, ``12:05``, ``1:02:03``."""
     seconds = max(0, int(seconds))
+    if seconds > MAX_DURATION:
+        return "--:--"
     h, rest = divmod(seconds, 3600)
     m, sec = divmod(rest, 60)
     return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
@@ -114,7 +122,11 @@ def resolve_values(data: TableData | None, values: dict[str, Any], lang: str,
             if kind == "t":
                 v = t(ref, lang)
             elif kind == "s":
-                v = duration(int(ref), lang) if duration is not None else duration_text(int(ref))
+                seconds = int(ref)
+                if seconds > MAX_DURATION:  # the system clock jumped (a board without a clock battery)
+                    v = t("table.clock_unknown", lang)
+                else:
+                    v = duration(seconds, lang) if duration is not None else duration_text(seconds)
             elif kind == "g":
                 v = data.name(lang) if data is not None and data.id == ref else _game_name(ref, lang)
             elif data is not None and kind in "pr":
@@ -167,7 +179,7 @@ class Ctx:
 
     def __init__(self, game: Any, state: dict[str, Any], intent: Intent, now: float) -> None:  # an engine Game
         self.game = game
-        self.s = state
+        self.state = state
         self.data = game.data
         self.intent = intent
         self.now = now
@@ -185,14 +197,14 @@ class Ctx:
         raise Refusal(key, **values)
 
     def name(self, seat: int) -> str:
-        return self.s["seats"][seat]["name"]
+        return self.state["seats"][seat]["name"]
 
     def seat(self, seat: int) -> dict[str, Any]:
-        return self.s["seats"][seat]
+        return self.state["seats"][seat]
 
     def rand(self, n: int) -> int:
         """A fair draw in range(n): the n-th draw of the game's seed. Only its result goes in
         the journal; the draw counter lives in the state, so a resumed game goes on drawing."""
-        draw = self.s["rng"]
-        self.s["rng"] = draw + 1
-        return random.Random(f"{self.s['seed']}:{draw}").randrange(n)
+        draw = self.state["rng"]
+        self.state["rng"] = draw + 1
+        return random.Random(f"{self.state['seed']}:{draw}").randrange(n)

@@ -28,10 +28,10 @@ def collection_path() -> Path:
 def load_uid_map(path: Path | None = None) -> dict[str, str]:
     """UID (upper-case hex) → reference. A broken file is reported and treated as empty."""
     path = path or collection_path()
-    if not path.exists():
+    if not os.path.lexists(path):
         return {}
     try:
-        data = _parse(path.read_text(encoding="utf-8"), str(path))
+        data = _parse(_read(path), str(path))
     except (OSError, ValueError, yaml.YAMLError, DataError) as exc:  # ValueError: not UTF-8
         log.warning("collection %s unreadable: %s", path, printable(exc, limit=300))
         return {}
@@ -44,6 +44,34 @@ def load_uid_map(path: Path | None = None) -> dict[str, str]:
         if isinstance(ref, str) and parse_ref(ref):
             result[uid_text] = ref
     return result
+
+
+def _read(path: Path) -> str:
+    from companion import userfiles
+
+    return userfiles.read_text(path, MAX_FILE_BYTES)
+
+
+def problem(path: Path | None = None, lang: str | None = None) -> str | None:
+    """One sentence naming the collection file, what is wrong with it and the fix, or None when
+    it reads well (or does not exist): said and shown at start, since a bad collection makes
+    every tag known by its UID "unknown"."""
+    from companion import userfiles
+    from companion.i18n import t
+
+    path = path or collection_path()
+    if not os.path.lexists(path):
+        return None
+    try:
+        data = _parse(_read(path), str(path))
+        why = "" if isinstance(data, dict) else t("collection.not_mapping", lang)
+    except userfiles.Unreadable as exc:
+        why = t(exc.key, lang)
+    except UnicodeDecodeError:
+        why = t("collection.not_utf8", lang)
+    except (OSError, yaml.YAMLError, DataError, ValueError) as exc:
+        why = printable(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, limit=160)
+    return t("collection.unreadable", lang, path=str(path), why=why) if why else None
 
 
 class CollectionError(Exception):
@@ -75,7 +103,7 @@ def bind_uid(uid: str, ref: str, note: str = "", path: Path | None = None) -> Pa
         raise ValueError(f"not a tag UID: {uid!r}")
     path = path or collection_path()
     try:
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        text = _read(path) if os.path.lexists(path) else ""
         data = _parse(text, str(path))
     except (OSError, UnicodeDecodeError, yaml.YAMLError, DataError) as exc:
         raise CollectionError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
-from companion.play.keys import HEX_KEYS, _lang, key_name, load_keymap
+from companion.play.keymap import load_keymap
+from companion.play.keynames import HEX_KEYS, key_name, known_lang
 
 log = logging.getLogger(__name__)
 
@@ -232,7 +234,7 @@ def describe_widget(widget: Any) -> tuple[str, str]:
     from companion.i18n import language
 
     words = load_keymap()
-    lang = _lang(language())
+    lang = known_lang(language())
     on, off = words.prompt("on", lang), words.prompt("off", lang)
     from kivy.uix.textinput import TextInput
 
@@ -309,7 +311,7 @@ def _plain(text: str) -> str:
 class RootNavigator:
     """The keys' navigator over the app's screens (companion/ui/app.py ``Root``)."""
 
-    def __init__(self, root: Any, show_cursor: Any = None) -> None:
+    def __init__(self, root: Any, show_cursor: Callable[[Any], None] | None = None) -> None:
         self.root = root
         self._show_cursor = show_cursor
 
@@ -337,20 +339,13 @@ class RootNavigator:
         return [n for n in load_keymap().screen_order if self.root.has_screen(n)]
 
     def show_cursor(self, seat: int | None, counter: str | None) -> None:
-        """Tell the table screen where the keyboard's cursor is, when it can show it."""
-        if not self.root.has_screen("table") or counter is None:
+        """Ring, on the table screen, the counter the keyboard's cursor is on."""
+        if not self.root.has_screen("table") or counter is None or self._show_cursor is None:
             return
-        screen = self.root.get_screen("table")
-        show = getattr(screen, "show_cursor", None)
-        if callable(show):
-            show(seat, counter)
-            return
-        box = getattr(screen, "counter_box", None)
-        if callable(box) and callable(self._show_cursor):
-            try:
-                self._show_cursor(box(seat, counter))
-            except (KeyError, IndexError):
-                pass  # the screen is still being built
+        try:
+            self._show_cursor(self.root.get_screen("table").counter_box(seat, counter))
+        except (KeyError, IndexError):
+            pass  # the screen is still being built
 
 
 class A11y:

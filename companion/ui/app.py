@@ -7,7 +7,7 @@ app hands each Scan to the Kivy main thread with ``Clock.schedule_once``, where 
 it and speaks it and the screens show it. The card library is loaded by a background worker
 started after the first frame, so the window appears at once with "Chargement des cartes…".
 
-Screens share one Kivy mirror of the core Session (companion/ui/session.py): they show its
+Screens share one Kivy mirror of the core Session (companion/ui/session_mirror.py): they show its
 state and send it intents; it tells them (``on_state``, ``on_result``, ``on_scan``) once the
 engine has written each change to the journal. Keys reach the core's key controller through
 one path, the window's ``on_key_down`` (companion/ui/a11y.py).
@@ -41,7 +41,7 @@ from companion.readers.events import TagEvent
 from companion.tags.resolve import Scan
 from companion.ui import fonts
 from companion.ui.screens.card import CardScreen, reader_label
-from companion.ui.session import Session
+from companion.ui.session_mirror import SessionMirror
 from companion.ui.theme import TEXT_SCALE_MAX, TEXT_SCALE_MIN, theme
 from companion.ui.widgets import sizes
 
@@ -87,7 +87,7 @@ class Root(BoxLayout):
     """The window's content: one screen at a time and the navigation bar (a rail on the left in
     landscape, a bar at the bottom in portrait); text and touch sizes follow the window."""
 
-    def __init__(self, session: Session, **kwargs) -> None:
+    def __init__(self, session: SessionMirror, **kwargs) -> None:
         from companion.ui.widgets.nav import NavBar
 
         super().__init__(**kwargs)
@@ -188,11 +188,11 @@ class Root(BoxLayout):
             self.add_widget(self.manager)
 
 
-def build_root(session: Session | None = None, start: str = "card") -> Root:
+def build_root(session: SessionMirror | None = None, start: str = "card") -> Root:
     """Every screen of ``SCREENS``, sharing one session (a fresh one when none is given), with
     ``start`` shown first."""
     theme.font_name = fonts.register()
-    session = session if session is not None else Session()
+    session = session if session is not None else SessionMirror()
     root = Root(session)
     for spec in SCREENS:
         screen = screen_class(spec)(name=spec.name)
@@ -217,7 +217,7 @@ class CompanionApp(App):
         self.runtime = runtime if runtime is not None else Runtime(library, journal_path=journal_path, voice=voice)
         self.library = self.runtime.library
         self.voice = self.runtime.voice
-        self.session = Session(self.runtime.session, self.voice)  # the screens' mirror of the core's
+        self.session = SessionMirror(self.runtime.session, self.voice)  # the screens' mirror of the core's
         self.runtime.scans.deliver = lambda scan: Clock.schedule_once(partial(self._show_scan, scan))
         self.runtime.scans.news = lambda event: Clock.schedule_once(partial(self._reader_news, event))
         self.last_scan: Scan | None = None
@@ -361,6 +361,7 @@ class CompanionApp(App):
         self._load_errors = t("ui.cards_failed", games=", ".join(errors)) if errors else ""
         self._notice(self._reader_notice)
         problems = list(errors.values()) if "*" in errors else self.library.load_problems(i18n.language())
+        problems += self.runtime.file_problems(i18n.language())  # a bad collection or settings file
         if problems and self.root.has_screen("home"):  # shown and said at start, never silent
             self.root.get_screen("home").status = " ".join(problems)
             self.voice.say(" ".join(problems), priority="error")
@@ -451,6 +452,19 @@ def configure_window() -> None:
     Config.set("input", "mouse", "mouse,multitouch_on_demand")  # no red dots on right click
 
 
+def _stop_on_signals(app: App) -> None:
+    """SIGTERM (systemd, kill) and SIGHUP close the window as Ctrl-Q does, on Kivy's own thread:
+    the game closed cleanly and the goodbye written."""
+    import signal
+
+    def stop(*_args: object) -> None:
+        Clock.schedule_once(lambda _dt: app.stop())
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), stop)
+
+
 def run_app(reader: str | None) -> int | None:
     """The window; ``reader`` is one or more ``PATH[@SEAT]`` (None: the settings' readers).
     None when no window can be opened here (no GL, no SDL): the caller starts another front end."""
@@ -461,10 +475,12 @@ def run_app(reader: str | None) -> int | None:
         print(t("ui.no_window"), file=sys.stderr)
         return None
     app = CompanionApp(reader_path=reader)
+    _stop_on_signals(app)
     try:
         app.run()
     except KeyboardInterrupt:
-        print(t("console.bye"), file=sys.stderr)
+        pass
     finally:
         app.shutdown()
+    print(t("console.bye"), file=sys.stderr)  # Ctrl-C, Ctrl-Q, SIGTERM or SIGHUP alike
     return 0

@@ -73,11 +73,12 @@ class Demo:
         from companion.cards.library import CardLibrary
         from companion.play.voice import Voice
         from companion.ui.app import build_root
-        from companion.ui.session import Session
+        from companion.ui.session_mirror import SessionMirror
 
         self.library = library if library is not None else CardLibrary()
         self.library.games  # noqa: B018 - the index, loaded before any screen asks for it
-        self.session = Session(voice=Voice(enabled=False), journal_path=workdir / "demo.sqlite3", library=self.library)
+        self.session = SessionMirror(voice=Voice(enabled=False), journal_path=workdir / "demo.sqlite3",
+                                     library=self.library)
         self.root = build_root(self.session)
         self.data = demo_data()
         self._extra: dict[str, Any] = {}
@@ -98,8 +99,10 @@ class Demo:
             card = parse_card("screenshots.yaml", item, f"games.{game}.cards[{i}]", info, overlay=True)
             self._extra[card.ref] = card
 
-    def set_game(self, game: str, players: str | int | dict[str, str] | None = None) -> None:
-        """Start the demo game: players, a few table commands, cards laid, a deck, a query."""
+    def set_game(self, game: str, players: str | int | dict[str, str] | None = None,
+                 screens: Iterable[str] | None = None) -> None:
+        """Start the demo game: players, a few table commands, cards laid, a deck, a query. Only
+        the ``screens`` that will be shown get their demo (a deck checked, a search), when given."""
         from companion.readers.events import TagEvent
         from companion.tags.resolve import Scan
 
@@ -120,7 +123,10 @@ class Demo:
         card_screen.clear_history()
         for i, ref in enumerate([*reversed(demo.get("history") or []), demo["card"]]):
             card_screen.show_scan(scan(ref, f"04DE00{i:02X}A1B2C3"))
+        shown = None if screens is None else set(screens)
         for name in self.screens():
+            if shown is not None and name not in shown:
+                continue
             screen = self.root.get_screen(name)
             demo_hook = getattr(self, f"_demo_{name}", None)
             if callable(demo_hook):
@@ -190,7 +196,7 @@ def render(out: Path, size: tuple[int, int], games: Iterable[str] | None = None,
             if game not in demo.data or demo.library.game(game) is None:
                 log.warning("no demo for %s", game)
                 continue
-            demo.set_game(game, players)
+            demo.set_game(game, players, wanted_screens)
             count = len(demo.session.game.state["seats"]) if players not in (None, "") else None
             for name in wanted_screens:
                 demo.root.show(name)

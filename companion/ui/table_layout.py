@@ -12,6 +12,7 @@ and never goes below what the panel can hold; touch targets are never below ``to
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 SIDES = ("bottom", "right", "top", "left")
@@ -263,3 +264,121 @@ def panel_thickness(touch: float, mm: float, head: float, small: float, mains: i
     font = (MAX_MAIN_MM if big else MAIN_MM + 2.0) * mm / DIGIT_HEIGHT
     cap = small * 1.2 if mains > 1 else 0.0
     return 3 * pad + cap + max(touch, font * LINE) + touch
+
+
+def panel_fonts(head: float, small: float, across: float) -> tuple[float, float]:
+    """The name's and the small words' sizes in a panel ``across`` high: the theme's (``head``,
+    ``small``, text scale included) as far as the panel holds them next to its numbers."""
+    return max(14.0, min(head, across * 0.15, 28.0)), max(12.0, min(small, across * 0.11, 22.0))
+
+
+def pack_rows(widths: list[float], width: float, touch: float, gap: float) -> list[list[int]]:
+    """The strip's items (buttons and shared counters, by the width each wants) in rows that fit
+    ``width``: the indexes of the items of each row, in order."""
+    rows: list[list[int]] = [[]]
+    used = gap
+    for i, wanted in enumerate(widths):
+        need = max(touch, wanted) + gap
+        if rows[-1] and used + need > width:
+            rows.append([])
+            used = gap
+        rows[-1].append(i)
+        used += need
+    return rows
+
+
+@dataclass
+class TablePlan:
+    """The seats' frames and panels, and the middle strip."""
+
+    frames: list[SeatFrame]
+    strip: Box
+    plans: list[PanelPlan]
+
+
+def plan_table(width: float, height: float, sides: list[str], widths: list[float], text_h: float, *,
+               touch: float, gap: float, wanted: float, plan_for: Callable[[SeatFrame], PanelPlan]) -> TablePlan:
+    """The panels and the strip for a window of ``width`` x ``height``: the strip's items
+    (``widths``) in as many rows, and the bands on the short edges as thick, as give every seat
+    the largest number; then every seat has the same size of number, the smallest that every
+    panel holds. ``text_h``: the strip's lines of words; ``wanted``: a panel's thickness as it
+    would like it; ``plan_for``: a seat's panel in its frame."""
+    row_w = sum(widths) + gap * (len(widths) + 1)
+
+    def packed_width(rows: int) -> float:
+        """The narrowest strip that holds its items in ``rows`` rows."""
+        lo, hi = touch + 2 * gap, row_w + gap
+        for _ in range(12):
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if len(pack_rows(widths, mid, touch, gap)) <= rows else (mid, hi)
+        return hi
+
+    def attempt(rows: int, short: float = 1.0, strict: bool = True) -> tuple[float, TablePlan] | None:
+        frames, centre = table_frames(width, height, sides, (min(packed_width(rows), width),
+                                                            text_h + rows * (touch + gap)), wanted, wanted * short)
+        if strict and len(pack_rows(widths, centre[2], touch, gap)) > rows:
+            return None
+        plans = [plan_for(f) for f in frames]
+        return min(p.score for p in plans), TablePlan(frames, centre, plans)
+
+    tries = [a for a in (attempt(r, k) for r in (1, 2, 3, 4) for k in (1.0, 0.85, 0.7, 0.55, 0.4)) if a is not None]
+    best = max(tries, key=lambda a: a[0]) if tries else attempt(4, strict=False)
+    assert best is not None  # not strict: always a plan
+    table = best[1]
+    font = min(p.main_font for p in table.plans)
+    for plan in table.plans:
+        plan.main_font = font
+    return table
+
+
+@dataclass
+class StripPlan:
+    """The middle strip: its items' boxes (in the order given) in centred rows at its bottom, and
+    its lines of words above them (each of ``lines`` lines, at ``font``)."""
+
+    items: list[Box]
+    turn: Box
+    clock: Box
+    phase: Box
+    message: Box
+    lines: int
+    font: float
+
+
+def plan_strip(box: Box, widths: list[float], line: float, touch: float, gap: float) -> StripPlan:
+    """Buttons at the bottom of the strip, in centred rows, each at least a touch target; the
+    turn (with the clock), the phase and the last answer above them."""
+    x, y, w, h = box
+    packed = pack_rows(widths, w, touch, gap)
+    rows = len(packed)
+    line = max(12.0, min(line, (h - rows * (touch + gap) - 1.5 * gap) / 3))
+    # A tall strip (a big window) keeps its words and buttons together, in its middle.
+    spare = max(0.0, h - rows * (touch + gap) - 3 * line - 2 * gap)
+    # A narrow, tall strip (a screen held upright) gives each line of words a second line.
+    each = 2 if w < (line / 1.3) * 24 and spare >= 4 * line else 1
+    row_y = y + gap + max(0.0, spare - (4 * line if each == 2 else 0)) / 2
+    items: list[Box] = [(0.0, 0.0, 0.0, 0.0)] * len(widths)
+    for r, row in enumerate(packed):
+        total = sum(widths[i] for i in row) + gap * (len(row) - 1)
+        scale = max(min(1.0, (w - 2 * gap) / total) if total else 1.0, 0.0)
+        bx = x + max(0.0, (w - total * scale) / 2)
+        yy = row_y + (rows - 1 - r) * (touch + gap)
+        for i in row:
+            bw = max(touch, widths[i] * scale)
+            items[i] = (bx, yy, bw, touch)
+            bx += bw + gap * scale
+    text_y = row_y + rows * (touch + gap)
+    font = line / 1.3
+    if each == 1:  # the clock at the end of the turn's line
+        clock_w = min(w * 0.25, font * 5)
+        top = text_y + 3 * line
+        turn = (x + gap, top - line, w - 2 * gap - clock_w, line)
+        clock = (x + w - gap - clock_w, top - line, clock_w, line)
+        phase = (x + gap, top - 2 * line, w - 2 * gap, line)
+    else:  # the clock on a line of its own, under the turn's two
+        top = text_y + 7 * line
+        turn = (x + gap, top - 2 * line, w - 2 * gap, 2 * line)
+        clock = (x + gap, top - 3 * line, w - 2 * gap, line)
+        phase = (x + gap, top - 5 * line, w - 2 * gap, 2 * line)
+    message = (x + gap, text_y, w - 2 * gap, each * line)
+    return StripPlan(items, turn, clock, phase, message, each, font)

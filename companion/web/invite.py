@@ -33,3 +33,13 @@ def qr_svg(url: str) -> str:
     out = io.BytesIO()
     segno.make(url, error="m").save(out, kind="svg", scale=6, border=4, xmldecl=False)
     return out.getvalue().decode("utf-8")
+
+
+def qr_terminal(url: str) -> str:
+    """A QR code of ``url`` drawn with block characters, for ``serve``'s terminal (phones read it
+    from the screen as from paper)."""
+    import segno
+
+    out = io.StringIO()
+    segno.make(url, error="m").terminal(out=out, compact=True, border=2)
+    return out.getvalue()

@@ -1,9 +1,11 @@
 """``python -m companion serve``: the table with no window, the players' phones as its screens.
 
 Runs a game (``--game``/``--players`` or ``--resume``), the readers (``--reader PATH@SEAT``), and the
-phone server; with ``--json`` the first line printed is the invitation (URL, one join link and
-token per seat, the spectator link). Binds to 127.0.0.1 unless ``--lan`` or ``--host`` says
-otherwise: phones on the Wi-Fi need ``--lan``. Runs until Ctrl-C or SIGTERM.
+phone server; with ``--json`` the first line printed is the invitation (URL, the game's id, one
+join link, code and token per seat, the spectator link). Binds to 127.0.0.1 unless ``--lan`` (this
+machine's LAN address) or ``--host`` says otherwise: phones on the Wi-Fi need ``--lan``. HTTPS with
+``--cert``/``--key``. The terminal then takes the host's keys (``terminal``: the phones, approvals,
+revocations). Runs until Ctrl-C or SIGTERM.
 """
 
 from __future__ import annotations
@@ -12,15 +14,17 @@ import argparse
 import json
 import queue
 import signal
+import ssl
 import sys
 import threading
 from typing import Any
 
+from companion import registry
 from companion.i18n import language, t
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--game", help="the game: vtes, ascension, res-arcana, rise or astral")
+    p.add_argument("--game", help=f"the game: {registry.help_list()}")
     p.add_argument("--players", help='player names in table order, e.g. "Ann,Bob"')
     p.add_argument("--seed", type=int, help="seed of the random draws")
     p.add_argument("--first", metavar="NAME", help="the first player the table chose (default: drawn at random)")
@@ -32,6 +36,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reader", action="extend", nargs="+", default=[], metavar="PATH[@SEAT]",
                    help="reader path, @SEAT binds it to a seat (its cards are private once that seat has a phone)")
     p.add_argument("--json", action="store_true", help="print the invitation as one JSON line first")
+    p.add_argument("--cert", help="TLS certificate (PEM) to serve HTTPS (Web NFC on Android needs a trusted one)")
+    p.add_argument("--key", help="the certificate's private key (PEM)")
+    p.add_argument("--no-qr", action="store_true", help="do not draw the QR codes in the terminal")
     p.add_argument("--speak", action="store_true", help="speak on this machine's loudspeaker too")
 
 
@@ -39,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from companion.play.runtime import Runtime
     from companion.web.invite import lan_address
     from companion.web.server import PhoneServer
+    from companion.web.terminal import HostTerminal
 
     lang = language()
     runtime = Runtime(journal_path=args.journal, lang=lang, speak=args.speak)
@@ -48,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
     # and the game must then be closed cleanly, not killed.
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    if hasattr(signal, "SIGHUP"):  # the terminal closed: the same clean end
+        signal.signal(signal.SIGHUP, lambda *_: stop.set())
     try:
         if args.reader:
             try:
@@ -68,23 +78,30 @@ def run(args: argparse.Namespace) -> int:
         if not result.ok:
             print(t("console.table_error", error=result.reason_text(lang)), file=sys.stderr)
             return 2
-        host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
+        # --lan listens on this machine's LAN address only, never on every interface at once.
+        host = args.host or (lan_address() if args.lan else "127.0.0.1")
         public = lan_address() if host in ("0.0.0.0", "::") else host
-        server = PhoneServer(runtime, host=host, port=args.port, public_host=public)
+        context = None
+        if args.cert or args.key:
+            try:
+                context = tls_context(args.cert, args.key)
+            except (OSError, ValueError, ssl.SSLError) as exc:
+                print(t("phones.bad_cert", error=str(exc)), file=sys.stderr)
+                return 2
+        server = PhoneServer(runtime, host=host, port=args.port, public_host=public, ssl_context=context)
         try:
             server.start()
         except OSError as exc:
             print(t("phones.cannot_listen", host=host, port=args.port, error=str(exc)), file=sys.stderr)
             return 2
-        invitation = server.invitations()
+        terminal = HostTerminal(server, qr=not args.no_qr and not args.json)
         if args.json:
-            print(json.dumps(invitation, ensure_ascii=False), flush=True)
+            print(json.dumps(server.invitations(), ensure_ascii=False), flush=True)
         else:
-            print(t("phones.serving", url=invitation["url"]), flush=True)
-            for seat in invitation["seats"]:
-                print(f"  {seat['seat']} {seat['name']}: {seat['join']}  ({t('phones.code', code=seat['code'])})",
-                      flush=True)
-            print(f"  {t('phones.spectator', url=invitation['spectator'])}", flush=True)
+            if args.lan:
+                print(t("phones.lan_address", address=public), flush=True)
+            terminal.invitations(lan_hint=public.startswith("127.") or public in ("::1", "localhost"))
+        terminal.listen()
         try:
             while not stop.is_set():
                 try:
@@ -94,6 +111,18 @@ def run(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             pass
         server.stop()
+        game = session.game
+        print(t("talk.bye_game", id=game.id) if game is not None else t("console.bye"), file=sys.stderr)
         return 0
     finally:
         runtime.close()
+
+
+def tls_context(cert: str | None, key: str | None) -> ssl.SSLContext:
+    """A server TLS context from a certificate and its key (both needed)."""
+    if not cert or not key:
+        raise ValueError("--cert and --key go together")
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(cert, key)
+    return context

@@ -1,9 +1,10 @@
 """The hub's logic, free of hardware: seat debounce, protocol lines, heartbeat, host requests.
 
 Runs unchanged on MicroPython (the Pico) and on CPython (the host's tests, and the hub emulator the
-companion's tests talk to). Everything that touches pins lives in the drivers and main.py; this
-module only sees "seat n reads UID u (or nothing, or an error)" and a clock in milliseconds.
-The protocol is hardware/protocol.md.
+companion's tests talk to); make test runs it under real MicroPython too (its WebAssembly port, see
+tests/hardware/test_hub_firmware_micropython.py), so that only what both languages have is used. Everything
+that touches pins lives in the drivers and main.py; this module only sees "seat n reads UID u (or
+nothing, or an error)" and a clock in milliseconds. The protocol is hardware/protocol.md.
 """
 
 PROTOCOL = 1
@@ -165,8 +166,12 @@ def serve(hub, readers, read_input, now_ms, sleep_ms, rounds=None):
         done += 1
 
 
+_WORD = "abcdefghijklmnopqrstuvwxyz0123456789_-."
+
+
 def _code(exc):
-    # A protocol error code is one lower-case word; driver errors carry it as their first argument.
+    # A protocol error code is one lower-case ASCII word; driver errors carry it as their first
+    # argument. (MicroPython's str has no isalnum(), and CPython's would let "é" onto the wire.)
     text = str(exc.args[0]) if exc.args else "io"
-    word = "".join(c for c in text.lower() if c.isalnum() or c in "_-.")[:24]
+    word = "".join(c for c in text.lower() if c in _WORD)[:24]
     return word or "io"

@@ -2,7 +2,7 @@
 their reminders, the first player drawn fairly, dice and coins, the round timer.
 
 A game's module subclasses ``Rules`` and overrides hooks (``on_turn_start``, ``check_change``...)
-or adds verbs (``verb_oust``). Handlers work on ``ctx.s``, a copy of the state; they refuse with
+or adds verbs (``verb_oust``). Handlers work on ``ctx.state``, a copy of the state; they refuse with
 ``ctx.refuse(key, ...)`` before changing anything they would have to take back.
 """
 
@@ -20,7 +20,7 @@ class Rules:
 
     def __init__(self, data: TableData) -> None:
         self.data = data
-        self.p = data.params
+        self.params = data.params
 
     # -- set-up ---------------------------------------------------------------------------
 
@@ -61,19 +61,19 @@ class Rules:
         return {cid: c.start for cid, c in self.data.counters.items()}
 
     def draw_first(self, ctx: Ctx, intent: Intent) -> None:
-        n = len(ctx.s["seats"])
-        chosen = ctx.s["options"].get("first")
+        n = len(ctx.state["seats"])
+        chosen = ctx.state["options"].get("first")
         if chosen is not None:
-            first = [seat["name"] for seat in ctx.s["seats"]].index(chosen)
+            first = [seat["name"] for seat in ctx.state["seats"]].index(chosen)
             ctx.payload.update(draw=first, of=n, chosen=True)
             ctx.note("table.first_player_chosen", name=ctx.name(first))
         else:
             first = ctx.rand(n)
             ctx.payload.update(draw=first, of=n)
             ctx.note("table.first_player", name=ctx.name(first))
-        ctx.s["first"] = first
+        ctx.state["first"] = first
         self.on_first_player(ctx, first)
-        ctx.s["round"] = 1
+        ctx.state["round"] = 1
         self.start_turn(ctx, first)
 
     def on_first_player(self, ctx: Ctx, first: int) -> None:
@@ -107,16 +107,16 @@ class Rules:
     def seat_of(self, ctx: Ctx, intent: Intent, default_active: bool = True) -> int:
         seat = intent.seat
         if seat is None:
-            if not default_active or ctx.s["active"] is None:
+            if not default_active or ctx.state["active"] is None:
                 ctx.refuse("table.refuse.which_seat")
-            seat = ctx.s["active"]
-        if not 0 <= seat < len(ctx.s["seats"]):
+            seat = ctx.state["active"]
+        if not 0 <= seat < len(ctx.state["seats"]):
             ctx.refuse("table.refuse.no_seat", seat=seat + 1)
         return seat
 
     def seat_in_play(self, ctx: Ctx, intent: Intent) -> int:
         seat = self.seat_of(ctx, intent)
-        if ctx.s["seats"][seat]["out"]:
+        if ctx.state["seats"][seat]["out"]:
             ctx.refuse("table.refuse.seat_out", name=ctx.name(seat))
         return seat
 
@@ -127,14 +127,14 @@ class Rules:
 
     def count_turn(self, ctx: Ctx, seat: int) -> None:
         """The bookkeeping of every turn that starts: who plays, how many turns, since when."""
-        s = ctx.s
+        s = ctx.state
         s["active"] = seat
         s["turn"] += 1
         s["seats"][seat]["turns"] += 1
         s["clock"]["turn"] = ctx.now
 
     def start_turn(self, ctx: Ctx, seat: int) -> None:
-        s = ctx.s
+        s = ctx.state
         self.count_turn(ctx, seat)
         s["phase"] = self.first_phase(ctx, seat)
         ctx.note("table.turn", name=ctx.name(seat), turn=s["seats"][seat]["turns"], round=s["round"])
@@ -143,7 +143,7 @@ class Rules:
             self.enter_phase(ctx)
 
     def enter_phase(self, ctx: Ctx) -> None:
-        phase = self.data.phases[ctx.s["phase"]]
+        phase = self.data.phases[ctx.state["phase"]]
         key = "table.phase" if phase.remind() else "table.phase_bare"
         ctx.note(key, phase=f"@p:{phase.id}", reminder=f"@r:{phase.id}")
         self.on_phase_enter(ctx, phase.id)
@@ -152,17 +152,17 @@ class Rules:
         return None if s["phase"] is None else self.data.phases[s["phase"]].id
 
     def end_turn(self, ctx: Ctx) -> None:
-        cur = ctx.s["active"]
+        cur = ctx.state["active"]
         self.on_turn_end(ctx, cur)
         for cid, c in self.data.counters.items():
             if c.clear == "turn":
-                ctx.s["seats"][cur]["c"][cid] = c.start
-        if not ctx.s["over"]:
+                ctx.state["seats"][cur]["c"][cid] = c.start
+        if not ctx.state["over"]:
             self.advance_from(ctx, cur)
 
     def advance_from(self, ctx: Ctx, cur: int) -> None:
         """Hand the turn to the next seat in play after ``cur``; a new round when it wraps."""
-        s = ctx.s
+        s = ctx.state
         nxt = self.next_seat(ctx, cur)
         if nxt is None:
             return
@@ -176,7 +176,7 @@ class Rules:
         self.start_turn(ctx, nxt)
 
     def next_seat(self, ctx: Ctx, cur: int) -> int | None:
-        return self.next_in_play(ctx.s, cur)
+        return self.next_in_play(ctx.state, cur)
 
     # hooks
     def on_turn_start(self, ctx: Ctx, seat: int) -> None: ...
@@ -187,8 +187,8 @@ class Rules:
     def on_round_start(self, ctx: Ctx) -> None: ...
 
     def finish(self, ctx: Ctx, winners: list[int], key: str = "table.over", **values: Any) -> None:
-        ctx.s["over"] = True
-        ctx.s["winner"] = sorted(winners)
+        ctx.state["over"] = True
+        ctx.state["winner"] = sorted(winners)
         ctx.note(key, winners=[ctx.name(w) for w in sorted(winners)], **values)
 
     # -- counters -------------------------------------------------------------------------
@@ -206,7 +206,7 @@ class Rules:
     def change(self, ctx: Ctx, seat: int | None, cid: str, amount: int, mode: str = "+",
                quiet: bool = False) -> int:
         """Move one counter within its bounds, or refuse; returns the new value."""
-        s = ctx.s
+        s = ctx.state
         who = ctx.name(seat) if seat is not None else SHARED
         old = self.value(s, seat, cid)
         if mode == "+" and old is None:
@@ -227,7 +227,7 @@ class Rules:
 
     def set_value(self, ctx: Ctx, seat: int | None, cid: str, new: int, quiet: bool = False) -> None:
         """Set a counter without checking its bounds (a rule's own consequence), and tell."""
-        s = ctx.s
+        s = ctx.state
         old = self.value(s, seat, cid)
         if seat is None:
             s["shared"][cid] = new
@@ -258,7 +258,7 @@ class Rules:
         self.change(ctx, seat, cid, int(intent.args["amount"]), intent.args.get("mode", "+"))
 
     def verb_next(self, ctx: Ctx, intent: Intent) -> None:
-        s = ctx.s
+        s = ctx.state
         self.before_leave_phase(ctx, self.phase_id(s))
         if s["phase"] + 1 < len(self.data.phases):
             s["phase"] += 1
@@ -267,8 +267,8 @@ class Rules:
             self.end_turn(ctx)
 
     def verb_end(self, ctx: Ctx, intent: Intent) -> None:
-        if intent.seat is not None and intent.seat != ctx.s["active"]:
-            ctx.refuse("table.refuse.not_your_turn", name=ctx.name(intent.seat), active=ctx.name(ctx.s["active"]))
+        if intent.seat is not None and intent.seat != ctx.state["active"]:
+            ctx.refuse("table.refuse.not_your_turn", name=ctx.name(intent.seat), active=ctx.name(ctx.state["active"]))
         self.end_turn(ctx)
 
     def verb_pass(self, ctx: Ctx, intent: Intent) -> None:
@@ -276,10 +276,10 @@ class Rules:
 
     def verb_toss(self, ctx: Ctx, intent: Intent) -> None:
         side = ctx.rand(2)
-        keys = self.p.get("toss", ["table.toss.heads", "table.toss.tails"])
+        keys = self.params.get("toss", ["table.toss.heads", "table.toss.tails"])
         ctx.payload["result"] = side
-        ctx.s["roll"] = {"kind": "toss", "result": side}
-        who = ctx.name(ctx.s["active"]) if ctx.s["active"] is not None else ""
+        ctx.state["roll"] = {"kind": "toss", "result": side}
+        who = ctx.name(ctx.state["active"]) if ctx.state["active"] is not None else ""
         ctx.note("table.tossed", name=who, result=f"@t:{keys[side]}")
 
     def verb_dice(self, ctx: Ctx, intent: Intent) -> None:
@@ -289,17 +289,17 @@ class Rules:
             ctx.refuse("table.refuse.dice")
         rolls = [ctx.rand(sides) + 1 for _ in range(count)]
         ctx.payload["result"] = rolls
-        ctx.s["roll"] = {"kind": "dice", "sides": sides, "result": rolls}
+        ctx.state["roll"] = {"kind": "dice", "sides": sides, "result": rolls}
         total = sum(rolls)
         key = "table.rolled" if count == 1 else "table.rolled_many"
         ctx.note(key, sides=sides, count=count, result=total, rolls=", ".join(map(str, rolls)))
 
     def verb_status(self, ctx: Ctx, intent: Intent) -> None:
-        state = ctx.s
+        state = ctx.state
         ctx.answer_for = lambda lang: self.status_lines(state, lang)
 
     def verb_timer(self, ctx: Ctx, intent: Intent) -> None:
-        clock = ctx.s["clock"]
+        clock = ctx.state["clock"]
         ctx.note("table.timer", turn=_secs(ctx.now - clock["turn"]), round=_secs(ctx.now - clock["round"]),
                  game=_secs(ctx.now - clock["start"]))
 
@@ -331,7 +331,7 @@ class Rules:
         before = len(ctx.changes)
         pay = self.card_payment(ctx, seat, spec, intent)
         for cid, amount in pay.items():
-            have = self.value(ctx.s, seat, cid) or 0
+            have = self.value(ctx.state, seat, cid) or 0
             if have < amount:
                 ctx.refuse("table.card.refuse.cannot_pay", name=ctx.name(seat), card=card, need=amount,
                            counter=f"@c:{cid}", value=have)
@@ -485,7 +485,7 @@ class Rules:
         """Lines for the middle of the table as (mark id, words): the last coin toss..."""
         roll = s.get("roll")
         if roll and roll.get("kind") == "toss":
-            keys = self.p.get("toss", ["table.toss.heads", "table.toss.tails"])
+            keys = self.params.get("toss", ["table.toss.heads", "table.toss.tails"])
             return [("toss", t("ui.last_toss", lang, result=t(keys[roll["result"]], lang)))]
         return []
 

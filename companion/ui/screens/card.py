@@ -14,7 +14,7 @@ from kivy.properties import ListProperty, ObjectProperty, OptionProperty, String
 from kivy.uix.screenmanager import Screen
 from kivy.utils import escape_markup
 
-from companion import i18n
+from companion import i18n, registry
 from companion.cards.explain import card_rows, keyword_entries
 from companion.cards.gamedata import GameInfo
 from companion.cards.model import Card, localized
@@ -225,7 +225,7 @@ class SessionScreen(Screen):
 
     library = ObjectProperty(None, allownone=True)
     session = ObjectProperty(None, allownone=True)
-    game = StringProperty("vtes")  # the game this screen is about
+    game = StringProperty(registry.ids()[0])  # the game this screen is about
     game_name = StringProperty("")
     game_names = ListProperty([])  # for the game picker
     takes_scans = False  # while shown, a scan is this screen's (the Card screen does not jump in)
@@ -258,6 +258,16 @@ class SessionScreen(Screen):
         if not self.library_ready:
             return None
         return self.library.game(game or self.game)
+
+    def on_enter(self, *_args) -> None:
+        self.refresh()
+
+    def on_library(self, *_args) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Shown again, or the library came: the game picker follows the library."""
+        self.refresh_games()
 
     def refresh_games(self) -> None:
         choices = game_choices(self.library)

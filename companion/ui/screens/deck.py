@@ -75,12 +75,6 @@ class DeckScreen(SessionScreen):
         self.refresh_games()
         self._show_report()
 
-    def on_enter(self, *_args) -> None:
-        self.refresh_games()
-
-    def on_library(self, *_args) -> None:
-        self.refresh_games()
-
     def on_game(self, screen: SessionScreen, game: str) -> None:
         super().on_game(screen, game)
         if self.scanned and self.scanned[0][0].game != game:

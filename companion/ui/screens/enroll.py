@@ -84,12 +84,6 @@ class EnrollScreen(SessionScreen):
     def takes_scans(self) -> bool:  # type: ignore[override]
         return self.mode == "deck"
 
-    def on_enter(self, *_args) -> None:
-        self.refresh_games()
-
-    def on_library(self, *_args) -> None:
-        self.refresh_games()
-
     def on_game(self, screen: SessionScreen, game: str) -> None:
         super().on_game(screen, game)
         info = self.game_info(game)

@@ -11,8 +11,9 @@ from kivy.properties import ListProperty, NumericProperty, ObjectProperty, Strin
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import Screen
 
+from companion import registry
 from companion.i18n import language, t
-from companion.table.data import GAMES, TableDataError, load_table
+from companion.table.data import TableDataError, load_table
 from companion.table.engine import Result
 from companion.table.journal import GameRow
 from companion.ui.screens import load_kv
@@ -67,7 +68,7 @@ class ResumeButton(GlyphButton):
 
 class HomeScreen(Screen):
     session = ObjectProperty(None, allownone=True)
-    game = StringProperty(GAMES[0])
+    game = StringProperty(registry.ids()[0])
     names = ListProperty([])
     sides = ListProperty([])  # where each player sits around the screen (bottom, right, top, left)
     seats_min = NumericProperty(2)
@@ -85,7 +86,7 @@ class HomeScreen(Screen):
         super().__init__(**kwargs)
         self.names = [t("ui.home.player", n=i + 1) for i in range(2)]
         self._game_buttons: dict[str, GlyphButton] = {}
-        for game in GAMES:
+        for game in registry.ids():
             button = GlyphButton(word=game_name(game), wrap=True)
             button.bind(on_release=lambda b, g=game: self.choose(g))
             self.ids.games.add_widget(button)

@@ -13,6 +13,7 @@ import logging
 from typing import Any
 
 from kivy.app import App
+from kivy.clock import Clock
 from kivy.core.image import Image as CoreImage
 from kivy.metrics import dp
 from kivy.uix.boxlayout import BoxLayout
@@ -24,7 +25,7 @@ from kivy.uix.modalview import ModalView
 from companion.i18n import t
 from companion.ui.theme import theme
 from companion.ui.widgets.buttons import GlyphButton
-from companion.ui.widgets.facing import FacingBox
+from companion.ui.widgets.turned import Turned
 from companion.web.invite import lan_address, qr_png
 from companion.web.server import PhoneServer
 
@@ -41,8 +42,10 @@ def phone_server(runtime: Any, lan: bool) -> PhoneServer:
         server.stop()
         server = None
     if server is None:
-        host = "0.0.0.0" if lan else "127.0.0.1"
-        server = PhoneServer(runtime, host=host, port=0, public_host=lan_address() if lan else host)
+        host = lan_address() if lan else "127.0.0.1"  # the LAN address only, never every interface
+        server = PhoneServer(runtime, host=host, port=0, public_host=host)
+        # A second phone for a seat waits for the host: the table screen asks (from Kivy's thread).
+        server.on_pending = lambda pending: Clock.schedule_once(lambda _dt: ask_host(server, pending))
         server.start()
         runtime.phone_server = server
     return server
@@ -84,7 +87,8 @@ class PhonesView(ModalView):
         grid = GridLayout(cols=len(seats) if len(seats) <= 4 else 3, spacing=dp(8))
         self.codes: dict[int, str] = {}
         for seat in seats:
-            box = FacingBox(orientation="vertical", flipped=seat["seat"] in far, spacing=dp(2))
+            turned = Turned(angle=180 if seat["seat"] in far else 0)
+            box = turned.fill(BoxLayout(orientation="vertical", spacing=dp(2)))
             texture = CoreImage(io.BytesIO(qr_png(seat["join"], scale=6)), ext="png").texture
             texture.mag_filter = "nearest"  # the modules stay sharp squares when scaled down or up
             box.add_widget(Image(texture=texture, fit_mode="contain"))
@@ -94,7 +98,7 @@ class PhonesView(ModalView):
             revoke.bind(on_release=lambda _b, n=seat["seat"]: self.revoke(n))
             box.add_widget(revoke)
             self.codes[seat["seat"]] = seat["code"]
-            grid.add_widget(box)
+            grid.add_widget(turned)
         body.add_widget(grid)
         self.spectator = invitation["spectator"]
         note = t("phones.spectator", url=self.spectator)
@@ -105,6 +109,36 @@ class PhonesView(ModalView):
         close.bind(on_release=lambda *_: self.dismiss())
         body.add_widget(close)
         self.add_widget(body)
+
+
+class HostAsk(ModalView):
+    """Another phone wants a seat that already has one (its code was used): the host accepts or
+    refuses it here, at the table."""
+
+    def __init__(self, server: PhoneServer, pending: Any, **kwargs: Any) -> None:
+        super().__init__(size_hint=(0.8, 0.6), auto_dismiss=False, **kwargs)
+        self.server, self.pending = server, pending
+        body = BoxLayout(orientation="vertical", padding=dp(8), spacing=dp(8))
+        name = server.runtime.seat_name(pending.seat)
+        body.add_widget(_text(t("phones.host_ask", seat=pending.seat, name=name, address=pending.address), theme.body))
+        row = BoxLayout(spacing=dp(8), size_hint_y=None, height=dp(56))
+        answers = ((t("phones.host_accept"), "\u2713", True), (t("phones.host_refuse"), "\u2715", False))
+        for word, glyph, approve in answers:
+            button = GlyphButton(glyph=glyph, word=word)
+            button.bind(on_release=lambda _b, a=approve: self.answer(a))
+            row.add_widget(button)
+        body.add_widget(row)
+        self.add_widget(body)
+
+    def answer(self, approve: bool) -> None:
+        self.server.answer(self.pending.id, approve)
+        self.dismiss()
+
+
+def ask_host(server: PhoneServer, pending: Any) -> HostAsk:
+    view = HostAsk(server, pending)
+    view.open()
+    return view
 
 
 def _text(words: str, size: float, bold: bool = False) -> Label:

@@ -56,12 +56,6 @@ class RulesScreen(SessionScreen):
         self._search_later = Clock.create_trigger(lambda _dt: self.search_now(), TYPING_PAUSE)
         self.refresh()
 
-    def on_enter(self, *_args) -> None:
-        self.refresh()
-
-    def on_library(self, *_args) -> None:
-        self.refresh()
-
     def relabel(self) -> None:
         self.refresh()
 

@@ -7,65 +7,50 @@ by the game's rules and game.yaml); this module never names a game. Where things
 ``companion.ui.table_layout`` (plain numbers). Every press becomes a command or an intent sent
 to the session; the screen redraws when the session says the game changed, so what is on the
 screen is always what is in the journal.
+
+Its parts live beside it: the seats' panels and counters in ``companion.ui.widgets``
+(seat_panel.py, counter.py, placed.py, icons.py), what opens over the table in table_popups.py
+and card_overlay.py, the layout report in ``companion.ui.table_report``.
 """
 
 from __future__ import annotations
 
-import functools
 import time
-from importlib import resources
 from typing import Any
 
-import yaml
 from kivy.clock import Clock
 from kivy.metrics import dp  # noqa: F401 - kv rules of this screen may use it
-from kivy.properties import (
-    BooleanProperty,
-    ListProperty,
-    NumericProperty,
-    ObjectProperty,
-    OptionProperty,
-    StringProperty,
-)
-from kivy.uix.behaviors import ButtonBehavior
-from kivy.uix.label import Label
+from kivy.properties import BooleanProperty, ListProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
+from kivy.utils import escape_markup
 
 from companion.i18n import t
 from companion.table.engine import Intent, Result, render
+from companion.table.model import duration_text
 from companion.table.present import ActionView, CounterView, SeatView, TableView, table_view
 from companion.ui.screens import load_kv
+from companion.ui.screens.card_overlay import CardOverlay
+from companion.ui.screens.table_popups import ActionAsk, CounterPad, SeatMenu, TableMenu
 from companion.ui.table_layout import (
-    DIGIT_HEIGHT,
-    PanelPlan,
+    Box,
+    panel_fonts,
     panel_thickness,
     plan_panel,
-    table_frames,
+    plan_strip,
+    plan_table,
     valid_sides,
 )
+from companion.ui.table_report import layout_report
 from companion.ui.theme import theme
-from companion.ui.widgets import GLYPH_FONT, load_widgets_kv, sizes
+from companion.ui.widgets import load_widgets_kv, sizes
 from companion.ui.widgets.buttons import compose
-from companion.ui.widgets.counter import PENDING_SECONDS, value_markup
-from companion.ui.widgets.turned import Turned
+from companion.ui.widgets.counter import PENDING_SECONDS, SeatCounter
+from companion.ui.widgets.icons import counter_glyph, mark, marks_text, markup
+from companion.ui.widgets.placed import PanelButton, place
+from companion.ui.widgets.seat_panel import SeatPanel
 
-__all__ = ["TableScreen", "table_view", "result_text", "markup", "TableView", "SeatView", "CounterView"]
-
-
-@functools.cache
-def icons() -> dict[str, Any]:
-    text = resources.files("companion.ui.widgets").joinpath("icons.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text) or {}
-
-
-def mark(name: str) -> str:
-    return str(icons().get("marks", {}).get(name, ""))
-
-
-def counter_glyph(game: str, cid: str) -> str:
-    return str(icons().get(game, {}).get(cid, ""))
-
+__all__ = ["TableScreen", "table_view", "result_text", "TableView", "SeatView", "CounterView"]
 
 # Notes the middle of the table already shows (whose turn, which phase and its reminder).
 SHOWN_ABOVE = frozenset({"table.turn", "table.phase", "table.phase_bare", "table.res.to_act"})
@@ -83,227 +68,6 @@ def result_text(result: Result | None) -> tuple[str, bool]:
         return "", not result.ok
     glyph = mark("ok") if result.ok else mark("refused")
     return markup(glyph, " ".join(lines)), not result.ok
-
-
-def markup(glyph: str, words: str) -> str:
-    """``compose`` that also draws the arrows inside the words with the symbol font."""
-    text = compose(glyph, words)
-    for arrow in ARROWS:
-        text = text.replace(arrow, f"[font={GLYPH_FONT}]{arrow}[/font]")
-    return text
-
-
-ARROWS = ("\u2192", "\u2190")  # Atkinson Hyperlegible has no arrows
-
-
-def marks_text(marks: tuple[tuple[str, str], ...]) -> str:
-    return "   ".join(markup(mark(m), w) for m, w in marks)
-
-
-def _sized(text: str, size: float) -> str:
-    return f"[size={int(size)}]{text}[/size]"
-
-
-# --- widgets -------------------------------------------------------------------------------
-class PanelButton(ButtonBehavior, Label):
-    """A button whose box the layout gives; its words shrink to an ellipsis, never out of it."""
-
-    glyph = StringProperty("")
-    word = StringProperty("")
-    kind = OptionProperty("normal", options=("normal", "primary", "selected", "quiet"))
-    command = StringProperty("")
-    action = StringProperty("")
-    stacked = BooleanProperty(True)
-    width_wanted = NumericProperty(0)
-    free = BooleanProperty(False)  # one line as long as it is, never wrapped (a number)
-
-    def __init__(self, **kwargs) -> None:
-        super().__init__(**kwargs)
-        self.bind(glyph=self._words, word=self._words, stacked=self._words)
-        self._words()
-
-    def _words(self, *_args) -> None:
-        if self.glyph or self.word:
-            self.text = compose(self.glyph, self.word, self.stacked)
-
-
-class FitLabel(Label):
-    pass
-
-
-def place(widget: Widget, box: tuple[float, float, float, float]) -> None:
-    """Put a widget on whole pixels: lines and rings drawn around it stay sharp, turned or not."""
-    x0, y0 = round(box[0]), round(box[1])
-    x1, y1 = round(box[0] + max(0.0, box[2])), round(box[1] + max(0.0, box[3]))
-    widget.size_hint = (None, None)
-    widget.pos = (x0, y0)
-    widget.size = (x1 - x0, y1 - y0)
-
-
-class SeatCounter(Widget):
-    """One counter of a seat: a main one (its name, big value, and - and + when there is room)
-    or a small one (name and value; a tap opens the pad). The value shows a pending change as
-    ``27 → 24`` before it is applied."""
-
-    seat = ObjectProperty(None, allownone=True)
-    counter = StringProperty("")
-    name = StringProperty("")
-    glyph = StringProperty("")
-    value = ObjectProperty(None, allownone=True)
-    pending = NumericProperty(0)
-    note = StringProperty("")
-    locked = BooleanProperty(False)
-    main = BooleanProperty(False)
-    width_wanted = NumericProperty(0)
-    font_px = NumericProperty(20)
-    small_px = NumericProperty(16)
-    steppers = BooleanProperty(False)
-
-    __events__ = ("on_step", "on_value_press")
-
-    def __init__(self, **kwargs) -> None:
-        super().__init__(**kwargs)
-        self.title = FitLabel(halign="center", bold=True)
-        self.minus = PanelButton(glyph="\u2212", stacked=False)
-        self.plus = PanelButton(glyph="+", stacked=False)
-        self.value_button = PanelButton(kind="quiet")
-        for w in (self.title, self.minus, self.value_button, self.plus):
-            self.add_widget(w)
-        self.ids = {"title": self.title, "minus": self.minus, "plus": self.plus, "value_button": self.value_button}
-        self.minus.bind(on_release=lambda *_: self.dispatch("on_step", -1))
-        self.plus.bind(on_release=lambda *_: self.dispatch("on_step", 1))
-        self.value_button.bind(on_release=lambda *_: self.dispatch("on_value_press"))
-        self.bind(value=self._show, pending=self._show, note=self._show, locked=self._show, name=self._show,
-                  font_px=self._show, small_px=self._show, glyph=self._show, main=self._show)
-        self._show()
-
-    def _show(self, *_args) -> None:
-        caption = compose(self.glyph, self.name) + (f" {self.note}" if self.note else "")
-        self.title.text = caption
-        if not self.main and len(self.note) > 8:  # a small counter keeps its room for its name
-            caption = compose(self.glyph, self.name)
-        self.title.font_size = self.small_px
-        self.title.color = theme.muted
-        for b in (self.minus, self.plus, self.value_button):
-            b.disabled = self.locked and self.seat is not None  # the table's own numbers: shown plainly
-        self.minus.font_size = self.plus.font_size = max(self.small_px, min(self.font_px * 0.6, sizes.touch * 0.6))
-        if self.main:
-            # Never wrapped: a number split over two lines would show a wrong number.
-            self.value_button.free = not self.pending
-            self.value_button.text = value_markup(self.value, self.pending, self.small_px)
-            self.value_button.font_size = self.font_px if not self.pending else self.font_px * 0.55
-            self.value_button.bold = True
-        else:
-            shown = "?" if self.value is None else str(self.value)
-            if self.pending and self.value is not None:
-                shown = f"{shown}\u2192{self.value + self.pending}"
-            self.value_button.text = f"[b]{shown}[/b]\n{_sized(caption, self.small_px * 0.72)}"
-            self.value_button.font_size = self.font_px
-        self.value_button.kind = "primary" if self.pending else ("quiet" if self.main else "normal")
-
-    def arrange(self, boxes: dict[str, tuple[float, float, float, float]], steppers: bool) -> None:
-        """Put the parts where the panel's plan says (in the panel's frame)."""
-        self.steppers = steppers
-        value = boxes["value"]
-        place(self.value_button, value)
-        for name, widget in (("minus", self.minus), ("plus", self.plus)):
-            if steppers and name in boxes:
-                place(widget, boxes[name])
-                widget.opacity, widget.disabled = 1, self.locked
-            else:
-                place(widget, (value[0], value[1], 0, 0))
-                widget.opacity, widget.disabled = 0, True
-        caption = boxes.get("caption")
-        if caption is not None:
-            place(self.title, caption)
-            self.title.opacity = 1
-        else:
-            place(self.title, (value[0], value[1] + value[3], 0, 0))
-            self.title.opacity = 0
-        parts = [w for w in (self.value_button, self.title, self.minus, self.plus) if w.opacity > 0 and w.width > 0]
-        x0 = min(w.x for w in parts)
-        y0 = min(w.y for w in parts)
-        x1 = max(w.right for w in parts)
-        y1 = max(w.top for w in parts)
-        self.pos, self.size = (x0, y0), (x1 - x0, y1 - y0)
-
-    def on_step(self, delta: int) -> None:
-        pass
-
-    def on_value_press(self) -> None:
-        pass
-
-
-def escape(text: str) -> str:
-    from kivy.utils import escape_markup
-
-    return escape_markup(text)
-
-
-class SeatPanel(Turned):
-    """A seat: its name, its main number(s) big, the other counters, its marks, its menu."""
-
-    index = NumericProperty(0)
-    header = StringProperty("")
-    marks = StringProperty("")  # markup
-    active = BooleanProperty(False)
-    out = BooleanProperty(False)
-    winner = BooleanProperty(False)
-    banner = ListProperty([0, 0, 0, 0])
-    side = StringProperty("bottom")
-
-    def __init__(self, **kwargs) -> None:
-        super().__init__(**kwargs)
-        self.header_label = FitLabel(bold=True, halign="left")
-        self.marks_label = FitLabel(halign="left")
-        self.menu_button = PanelButton(glyph="\u22ef", word=t("ui.table.seat_menu"), action="menu")
-        self.urgent_button = PanelButton(kind="primary", action="")
-        for w in (self.header_label, self.marks_label, self.menu_button, self.urgent_button):
-            self.add_widget(w)
-        self.ids = {"header": self.header_label, "marks": self.marks_label, "menu": self.menu_button,
-                    "urgent": self.urgent_button}
-        self.counters: list[SeatCounter] = []
-        self.plan: PanelPlan | None = None
-        self.bind(header=self._words, marks=self._words, active=self._words, out=self._words)
-
-    @property
-    def flipped(self) -> bool:
-        return self.angle == 180
-
-    def _words(self, *_args) -> None:
-        glyph = mark("active") if self.active else (mark("out") if self.out else "")
-        self.header_label.text = compose(glyph, self.header)
-        self.header_label.color = theme.bg if self.active else (theme.muted if self.out else theme.text)
-        self.marks_label.text = self.marks
-        self.marks_label.color = theme.muted if self.out else theme.text
-
-    def arrange(self, plan: PanelPlan, head: float, small: float) -> None:
-        self.plan = plan
-        header, marks = plan.header, plan.marks
-        if plan.kind == "one" or (plan.kind == "three" and marks[2] < plan.menu[2]):
-            # The marks follow the name on the header line.
-            marks = header
-            name_w = min(header[2] * 0.45, (len(self.header) + 2) * head * 0.6)
-            header = (header[0], header[1], name_w, header[3])
-            marks = (header[0] + name_w + 6, marks[1], max(0.0, marks[2] - name_w - 6), marks[3])
-        place(self.header_label, header)
-        self.header_label.font_size = min(head, header[3] * 0.8)
-        self.banner = list(header) if self.active else [0, 0, 0, 0]
-        place(self.marks_label, marks)
-        lines = max(1, int(marks[3] // (small * 1.15)))
-        self.marks_label.font_size = min(small, marks[3] * 0.8)
-        self.marks_label.max_lines = lines
-        self.marks_label.shorten = lines == 1
-        self.marks_label.valign = "top" if lines > 1 else "middle"
-        place(self.menu_button, plan.menu)
-        self.menu_button.font_size = min(small * 0.9, plan.menu[2] * 0.2)
-        if plan.urgent[2] > 0 and self.urgent_button.action:
-            place(self.urgent_button, plan.urgent)
-            self.urgent_button.opacity, self.urgent_button.disabled = 1, False
-        else:
-            place(self.urgent_button, (0, 0, 0, 0))
-            self.urgent_button.opacity, self.urgent_button.disabled = 0, True
-        self.urgent_button.font_size = small * 0.9
 
 
 class TableScreen(Screen):
@@ -375,8 +139,6 @@ class TableScreen(Screen):
     def show_card(self, scan: Any) -> Any:
         """The card over the middle of the table, turned to the seat that laid it (its reader's
         seat, else the player whose turn it is)."""
-        from companion.ui.screens.table_popups import CardOverlay
-
         if self.card_overlay is not None:
             self.card_overlay.close()
         seat = scan.seat - 1 if isinstance(getattr(scan, "seat", None), int) and scan.seat > 0 else None
@@ -418,7 +180,7 @@ class TableScreen(Screen):
         self.phase, self.reminder, self.over = view.phase, view.reminder, view.over
         self.info = "   ".join(markup(mark(m), w) for m, w in view.info)
         self.phase_line = "   ".join(x for x in (
-            f"[b]{escape(view.phase)}[/b]" if view.phase else "", escape(view.reminder), self.info) if x)
+            f"[b]{escape_markup(view.phase)}[/b]" if view.phase else "", escape_markup(view.reminder), self.info) if x)
         self._build(view, force)
         self._fill(view)
         self._tick()
@@ -488,69 +250,41 @@ class TableScreen(Screen):
 
     # -- where everything goes --------------------------------------------------------------
 
-    def _fonts(self) -> tuple[float, float]:
-        return theme.heading, theme.small
-
     def arrange(self) -> None:
-        """Place the panels and the strip for the window as it is now (nothing scrolls)."""
+        """Place the panels and the strip for the window as it is now (nothing scrolls); the
+        numbers come from ``companion.ui.table_layout``."""
         width, height = self.width, self.height
         if width <= 1 or height <= 1:
             return
         touch, mm = sizes.touch, sizes.mm
-        head, small = self._fonts()
-        buttons = self._strip_buttons
+        head, small = theme.heading, theme.small
         gap = max(3.0, mm)
-        row_w = sum(b.width_wanted for b in buttons) + gap * (len(buttons) + 1) + \
-            len(self._shared) * (touch * 1.7 + gap)
         view = self.view
         # The strip's words keep the window's size at any text scale: a larger one would take the
         # seats' room, and the numbers come first (the other screens follow the text scale).
         line = min(max(small, theme.body), theme.base) * 1.3
-        strip_text_h = 3 * line + gap
         sides = self.sides()
         if view is None or not self._panels or len(sides) != len(self._panels):
             self.strip_box = [0, 0, width, height]
-            self._arrange_strip((0, 0, width, height), rows=1, line=line)
+            self._arrange_strip((0, 0, width, height), line)
             return
         mains = max(1, sum(1 for c in view.seats[0].counters if c.main))
         chips = sum(1 for c in view.seats[0].counters if not c.main)
-        wanted = panel_thickness(touch, mm, min(head, 30.0), min(small, 22.0), mains, big=True)
         digits = max([len(str(abs(c.value))) if isinstance(c.value, int) else 1
                       for s in view.seats for c in s.counters if c.main] + [1])
+        urgent = self._has_urgent()
 
-        def packed_width(rows: int) -> float:
-            """The narrowest strip that holds its buttons in ``rows`` rows."""
-            lo, hi = touch + 2 * gap, row_w + gap
-            for _ in range(12):
-                mid = (lo + hi) / 2
-                lo, hi = (lo, mid) if len(self._pack(mid)) <= rows else (mid, hi)
-            return hi
+        def plan_for(frame: Any) -> Any:
+            head_f, small_f = panel_fonts(head, small, frame.h)
+            return plan_panel(frame.w, frame.h, mains=mains, chips=chips, digits=digits, touch=touch, mm=mm,
+                              head=head_f, small=small_f, urgent=urgent)
 
-        def attempt(rows: int, short: float = 1.0, strict: bool = True) -> tuple[float, list, tuple, list] | None:
-            frames, centre = table_frames(width, height, sides, (min(packed_width(rows), width),
-                                                                strip_text_h + rows * (touch + gap)), wanted,
-                                          wanted * short)
-            if strict and len(self._pack(centre[2])) > rows:
-                return None
-            plans = []
-            for f in frames:
-                head_f, small_f = self._panel_fonts(f.h)
-                plans.append(plan_panel(f.w, f.h, mains=mains, chips=chips, digits=digits, touch=touch, mm=mm,
-                                        head=head_f, small=small_f, urgent=self._has_urgent()))
-            return min(p.score for p in plans), frames, centre, plans
-
-        # The strip's buttons in as many rows, and the bands on the short edges as thick, as give
-        # every seat the largest number.
-        tries = [a for a in (attempt(r, k) for r in (1, 2, 3, 4) for k in (1.0, 0.85, 0.7, 0.55, 0.4))
-                 if a is not None]
-        font, frames, centre, plans = max(tries, key=lambda a: a[0]) if tries else attempt(4, strict=False)
-        rows = len(self._pack(centre[2]))
-        self.strip_box = list(centre)
-        # Every player gets the same size of number: the smallest that every panel holds.
-        font = min(p.main_font for p in plans)
-        for f, plan, panel in zip(frames, plans, self._panels, strict=True):
-            plan.main_font = font
-            head_f, small_f = self._panel_fonts(f.h)
+        table = plan_table(width, height, sides, self._strip_widths(), 3 * line + gap, touch=touch, gap=gap,
+                           wanted=panel_thickness(touch, mm, min(head, 30.0), min(small, 22.0), mains, big=True),
+                           plan_for=plan_for)
+        self.strip_box = list(table.strip)
+        for f, plan, panel in zip(table.frames, table.plans, self._panels, strict=True):
+            head_f, small_f = panel_fonts(head, small, f.h)
             place(panel, f.box)
             panel.angle = f.angle
             panel.side = f.side
@@ -560,7 +294,7 @@ class TableScreen(Screen):
             for box in panel.counters:
                 box.small_px = small_f
                 if box.main:
-                    box.font_px = font
+                    box.font_px = plan.main_font
                     box.arrange(plan.mains[k], plan.steppers)
                     k += 1
                 else:
@@ -570,15 +304,9 @@ class TableScreen(Screen):
                     box.font_px = min(small_f * 1.2, chip[3] * 0.3)
                     box.small_px = min(small_f * 0.9, chip[3] * 0.26)
                     box.arrange({"value": chip}, False)
-        self._arrange_strip(centre, rows, line)
+        self._arrange_strip(table.strip, line)
         if self.card_overlay is not None:
-            place(self.card_overlay, tuple(centre))
-
-    def _panel_fonts(self, across: float) -> tuple[float, float]:
-        """The name's and the small words' sizes in a panel: the theme's (text scale included)
-        as far as the panel holds them next to its numbers."""
-        head, small = self._fonts()
-        return max(14.0, min(head, across * 0.15, 28.0)), max(12.0, min(small, across * 0.11, 22.0))
+            place(self.card_overlay, tuple(table.strip))
 
     def _has_urgent(self) -> bool:
         """Whether the game has actions its rules wait for, that a seat shows on itself."""
@@ -614,27 +342,20 @@ class TableScreen(Screen):
             longest = max(len(b.word), 2)
             b.width_wanted = max(sizes.touch, min(longest * small * 0.56 + 12, sizes.touch * 2.2))
 
-    def _pack(self, width: float) -> list[list[Any]]:
-        """The strip's buttons (and shared counters) in rows that fit ``width``."""
-        gap = max(3.0, sizes.mm)
+    def _strip_items(self) -> list[Any]:
+        """What sits in rows at the bottom of the strip: its buttons, then the shared counters."""
         for box in self._shared:
             box.width_wanted = sizes.touch * 1.7
-        rows: list[list[Any]] = [[]]
-        used = gap
-        for b in [*self._strip_buttons, *self._shared]:
-            need = max(sizes.touch, b.width_wanted) + gap
-            if rows[-1] and used + need > width:
-                rows.append([])
-                used = gap
-            rows[-1].append(b)
-            used += need
-        return rows
+        return [*self._strip_buttons, *self._shared]
 
-    def _arrange_strip(self, box: tuple[float, float, float, float], rows: int, line: float) -> None:
+    def _strip_widths(self) -> list[float]:
+        return [item.width_wanted for item in self._strip_items()]
+
+    def _arrange_strip(self, box: Box, line: float) -> None:
         x, y, w, h = box
-        gap = max(3.0, sizes.mm)
         ids = self.ids
         if self.empty:
+            gap = max(3.0, sizes.mm)
             for lab in (ids.phase_label, ids.message_label, ids.clock_label):
                 place(lab, (x, y, 0, 0))
             place(ids.turn_label, (x + gap, y + h / 2, w - 2 * gap, line * 1.2))
@@ -645,49 +366,25 @@ class TableScreen(Screen):
         place(ids.go_home, (x, y, 0, 0))
         self._size_strip_buttons()
         touch = sizes.touch
-        # Buttons at the bottom of the strip, in centred rows, each at least a touch target.
-        packed = self._pack(w)
-        rows = len(packed)
-        line = max(12.0, min(line, (h - rows * (touch + gap) - 1.5 * gap) / 3))
-        # A tall strip (a big window) keeps its words and buttons together, in its middle.
-        spare = max(0.0, h - rows * (touch + gap) - 3 * line - 2 * gap)
-        # A narrow, tall strip (a screen held upright) gives each line of words a second line.
-        each = 2 if w < (line / 1.3) * 24 and spare >= 4 * line else 1
-        row_y = y + gap + max(0.0, spare - (4 * line if each == 2 else 0)) / 2
-        for r, row in enumerate(packed):
-            total = sum(b.width_wanted for b in row) + gap * (len(row) - 1)
-            scale = max(min(1.0, (w - 2 * gap) / total) if total else 1.0, 0.0)
-            bx = x + max(0.0, (w - total * scale) / 2)
-            yy = row_y + (rows - 1 - r) * (touch + gap)
-            for b in row:
-                bw = max(touch, b.width_wanted * scale)
-                if isinstance(b, SeatCounter):
-                    b.font_px, b.small_px = min(theme.small * 1.2, touch * 0.3), min(theme.small * 0.9, touch * 0.26)
-                    b.arrange({"value": (bx, yy, bw, touch)}, False)
-                else:
-                    place(b, (bx, yy, bw, touch))
-                bx += bw + gap * scale
-        text_y = row_y + rows * (touch + gap)
-        font = line / 1.3
-        if each == 1:  # the clock at the end of the turn's line
-            clock_w = min(w * 0.25, font * 5)
-            top = text_y + 3 * line
-            place(ids.turn_label, (x + gap, top - line, w - 2 * gap - clock_w, line))
-            place(ids.clock_label, (x + w - gap - clock_w, top - line, clock_w, line))
-            place(ids.phase_label, (x + gap, top - 2 * line, w - 2 * gap, line))
-        else:  # the clock on a line of its own, under the turn's two
-            top = text_y + 7 * line
-            place(ids.turn_label, (x + gap, top - 2 * line, w - 2 * gap, 2 * line))
-            place(ids.clock_label, (x + gap, top - 3 * line, w - 2 * gap, line))
-            place(ids.phase_label, (x + gap, top - 5 * line, w - 2 * gap, 2 * line))
-        place(ids.message_label, (x + gap, text_y, w - 2 * gap, each * line))
+        items = self._strip_items()
+        strip = plan_strip(box, [item.width_wanted for item in items], line, touch, max(3.0, sizes.mm))
+        for item, item_box in zip(items, strip.items, strict=True):
+            if isinstance(item, SeatCounter):
+                item.font_px, item.small_px = min(theme.small * 1.2, touch * 0.3), min(theme.small * 0.9, touch * 0.26)
+                item.arrange({"value": item_box}, False)
+            else:
+                place(item, item_box)
+        for lab, lab_box in ((ids.turn_label, strip.turn), (ids.clock_label, strip.clock),
+                             (ids.phase_label, strip.phase), (ids.message_label, strip.message)):
+            place(lab, lab_box)
+        each = strip.lines
         for lab in (ids.turn_label, ids.phase_label, ids.message_label):
             lab.max_lines = each
             lab.shorten = each == 1
             lab.valign = "top" if each > 1 else "middle"
-        ids.turn_label.font_size = min(theme.heading, font * (1.1 if each == 1 else 0.95))
+        ids.turn_label.font_size = min(theme.heading, strip.font * (1.1 if each == 1 else 0.95))
         for lab in (ids.phase_label, ids.message_label, ids.clock_label):
-            lab.font_size = font * 0.9
+            lab.font_size = strip.font * 0.9
 
     # -- the turn clock ---------------------------------------------------------------------
 
@@ -707,9 +404,8 @@ class TableScreen(Screen):
         if game is None or game.state.get("over") or game.state.get("active") is None:
             self.clock = ""
             return
-        seconds = max(0, int(time.time() - float(game.state["clock"]["turn"])))
-        m, s = divmod(seconds, 60)
-        self.clock = compose("\u25f7", f"{m}:{s:02d}")
+        # duration_text: a clock moved by a system clock jump shows "--:--", not 525600:00.
+        self.clock = compose("\u25f7", duration_text(int(time.time() - float(game.state["clock"]["turn"]))))
 
     # -- intents ---------------------------------------------------------------------------
 
@@ -772,8 +468,6 @@ class TableScreen(Screen):
         return int(self._panels[seat].angle)
 
     def open_numpad(self, box: SeatCounter) -> Any:
-        from companion.ui.screens.table_popups import CounterPad
-
         who = self.session.seat_names[box.seat] if box.seat is not None else t("table.shared")
 
         def submit(value: int, mode: str) -> None:
@@ -787,8 +481,6 @@ class TableScreen(Screen):
         return pad
 
     def open_seat_menu(self, seat: int) -> Any:
-        from companion.ui.screens.table_popups import SeatMenu
-
         self.commit_pending()
         view = self.view.seats[seat] if self.view else None
         if view is None:
@@ -800,8 +492,6 @@ class TableScreen(Screen):
         return menu
 
     def open_menu(self) -> Any:
-        from companion.ui.screens.table_popups import TableMenu
-
         menu = TableMenu(screen=self)
         self.menu = menu
         menu.bind(on_dismiss=lambda *_: setattr(self, "menu", None))
@@ -810,8 +500,6 @@ class TableScreen(Screen):
 
     def run_action(self, action: ActionView, angle: int = 0, answers: dict[str, Any] | None = None) -> Any:
         """An action of a seat: ask its questions (turned to that seat), then send its lines."""
-        from companion.ui.screens.table_popups import ActionAsk
-
         if action.ask:
             ask = ActionAsk(screen=self, action=action, angle=angle)
             self.menu = ask
@@ -890,42 +578,4 @@ class TableScreen(Screen):
     def layout_report(self) -> dict[str, Any]:
         """Every counter and button of the table with its box in window pixels (see
         ``python -m companion screenshots --layout``)."""
-        from kivy.core.window import Window
-
-        def box_of(w: Widget) -> list[float]:
-            # Image coordinates (origin at the top left), as in the PNG beside the report.
-            xs, ys = zip(*(w.to_window(*p) for p in ((w.x, w.y), (w.right, w.top))), strict=True)
-            return [round(min(xs), 1), round(Window.height - max(ys), 1),
-                    round(abs(xs[1] - xs[0]), 1), round(abs(ys[1] - ys[0]), 1)]
-
-        items: list[dict[str, Any]] = []
-        for panel in self._panels:
-            seat = panel.index + 1
-            for box in panel.counters:
-                items.append({"role": "counter", "seat": seat, "name": box.counter, "main": box.main,
-                              "box": box_of(box.value_button), "font_px": round(float(box.value_button.font_size), 1),
-                              "text": "?" if box.value is None else str(box.value)})
-            for box in panel.counters:
-                for part, w in (("-", box.minus), ("+", box.plus), ("", box.value_button)):
-                    if w.opacity > 0 and w.width > 0:
-                        items.append({"role": "button", "seat": seat, "name": f"{box.counter}{part or '='}",
-                                      "box": box_of(w)})
-            for w in (panel.menu_button, panel.urgent_button):
-                if w.opacity > 0 and w.width > 0:
-                    items.append({"role": "button", "seat": seat, "name": w.action or "menu", "box": box_of(w)})
-            items.append({"role": "panel", "seat": seat, "name": panel.side, "box": box_of(panel),
-                          "angle": int(panel.angle)})
-            items.append({"role": "label", "seat": seat, "name": "name", "box": box_of(panel.header_label),
-                          "font_px": round(float(panel.header_label.font_size), 1), "text": panel.header})
-        for b in self._strip_buttons:
-            items.append({"role": "button", "seat": None, "name": b.action, "box": box_of(b)})
-        for box in self._shared:
-            items.append({"role": "counter", "seat": None, "name": box.counter, "main": False,
-                          "box": box_of(box.value_button), "font_px": round(float(box.value_button.font_size), 1),
-                          "text": "?" if box.value is None else str(box.value)})
-        for lab in ("turn_label", "phase_label", "message_label", "clock_label"):
-            w = self.ids[lab]
-            items.append({"role": "label", "seat": None, "name": lab, "box": box_of(w),
-                          "font_px": round(float(w.font_size), 1)})
-        return {"window": [int(Window.width), int(Window.height)], "mm_px": round(sizes.mm, 3),
-                "touch_px": sizes.touch, "digit_height": DIGIT_HEIGHT, "items": items}
+        return layout_report(self)

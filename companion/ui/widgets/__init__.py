@@ -1,4 +1,5 @@
-"""Widgets shared by the screens: the navigation bar, big buttons, counter panels, the number pad.
+"""Widgets shared by the screens: the navigation bar, big buttons, a widget turned to face a
+player, and the Table screen's seat panels and counters.
 
 Touch targets are at least 12 mm on the glass. Kivy's own dpi is a guess offscreen and on many
 panels, so the size of a millimetre comes from the display the window is made for: the official
@@ -64,7 +65,7 @@ def load_widgets_kv() -> None:
     from kivy.lang import Builder
 
     # Importing the modules registers their classes with Kivy's Factory for the kv rules.
-    from companion.ui.widgets import buttons, counter, facing, nav, numpad  # noqa: F401
+    from companion.ui.widgets import buttons, counter, nav, placed, seat_panel  # noqa: F401
 
     Builder.load_file(str(resources.files(__package__).joinpath("widgets.kv")))
     _loaded = True

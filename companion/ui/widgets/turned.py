@@ -28,6 +28,19 @@ class Turned(Widget):
     frame_w = NumericProperty(0)
     frame_h = NumericProperty(0)
 
+    def fill(self, child: Widget) -> Widget:
+        """Add ``child`` over the whole frame, and keep it there as the frame changes."""
+        child.size_hint = (None, None)
+
+        def fit(*_args) -> None:
+            child.pos = (0, 0)
+            child.size = (self.frame_w, self.frame_h)
+
+        self.bind(frame_w=fit, frame_h=fit)
+        fit()
+        self.add_widget(child)
+        return child
+
     def _turn(self, *_args) -> None:
         x, y, w, h = self.x, self.y, self.width, self.height
         a = self.angle

@@ -1,0 +1,2 @@
+"""Ascension: Rise of Vigil: its code beside cardmap/ascension/ (rules.py: the table and its
+command parsers)."""

@@ -1,0 +1,94 @@
+"""What the VTES adapter (cards.py), both krcg lines (krcg4.py, krcg5.py) and the list
+updater (update.py) share: the one shape of a VTES card, a parsed deck line, and the names of
+the official files. Apart from cards.py so that the krcg lines never import the adapter that picks them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from companion import paths
+from companion.cards.model import Card
+
+CRYPT_TYPES = {"Vampire", "Imbued"}
+LANGS = ("fr", "es")  # the official translations, besides English
+# The official lists and translations, as krcg reads them and `cards update` fetches them.
+FILES = ("vtessets.csv", "vtescrypt.csv", "vteslib.csv", "vtesbundles.csv")
+TRANSLATIONS = {"fr-FR": "vtescsv_utf8.fr-FR.zip", "es-ES": "vtescsv_utf8.es-ES.zip"}
+POINTER = "current"  # the file naming the folder of updated lists in use
+
+
+def root() -> Path:
+    """Where the updated lists live (created by the first update only)."""
+    return paths.cache_dir() / "vtes-lists"
+
+
+def current() -> Path | None:
+    """The folder of updated lists in use, or None (krcg's bundled lists)."""
+    pointer = root() / POINTER
+    try:
+        name = pointer.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    folder = root() / name
+    if not name or "/" in name or not all((folder / f).is_file() for f in (*FILES, *TRANSLATIONS.values())):
+        return None
+    return folder
+
+
+def make_card(*, id: int | str, name: str, printed: str, types: list[str], text: str, crypt: bool,
+              capacity: int | None = None, group: str | None = None, title: str | None = None,
+              costs: dict[str, Any] | None = None, clans: list[str] | None = None,
+              disciplines: list[str] | None = None, rulings: list[str] | None = None,
+              aliases: set[str] | None = None, i18n: dict[str, dict[str, str]] | None = None) -> Card:
+    """The one shape of a VTES card, whichever krcg line read it."""
+    extra: dict[str, Any] = {}
+    if crypt:
+        extra.update(capacity=capacity, group=group, title=title)
+    for key, value in (costs or {}).items():
+        if value not in (None, ""):
+            extra[f"{key}_cost"] = str(value)
+    extra["clans"] = list(clans or [])
+    extra["disciplines"] = list(disciplines or [])
+    extra["crypt"] = crypt
+    extra["printed_name"] = printed  # "Anson", not "Anson (G1)"
+    names = {"en": name}
+    translations: dict[str, dict[str, str]] = {}
+    for lang, tr in sorted((i18n or {}).items()):
+        if lang in LANGS and tr.get("name") and tr.get("text"):
+            # A vampire keeps its group in every language: "Anson (G1)".
+            suffix = name[len(printed):] if name.startswith(printed) else ""
+            translations[lang] = {"name": tr["name"] + suffix, "text": tr["text"]}
+            names[lang] = tr["name"] + suffix
+    if translations:
+        extra["i18n"] = translations
+    # A vampire's capacity is not a cost: it is extra["capacity"], said in the listener's language.
+    cost = "" if crypt else ", ".join(f"{v} {k}" for k, v in (costs or {}).items() if v not in (None, ""))
+    return Card(
+        game="vtes",
+        id=str(id),
+        name=name,
+        types=tuple(types),
+        cost=cost,
+        text=text or "",
+        lang="en",
+        names=names,
+        aliases=tuple(sorted((aliases or set()) - {name, *names.values()})),
+        keywords=tuple(extra["disciplines"]),
+        rulings=tuple(rulings or ()),
+        extra=extra,
+    )
+
+
+@dataclass(frozen=True)
+class DeckEntry:
+    """One line of a parsed VTES deck, whichever krcg line parsed it."""
+
+    id: str
+    count: int
+    crypt: bool
+    name: str
+    group: str = ""  # "1"…"7" or "ANY" for crypt cards
+    banned: str = ""  # the date it was banned, ISO, or ""

@@ -1,0 +1,176 @@
+"""The krcg 5 line (``krcg.models``, ``krcg.collections``, ``krcg.parser``): Python 3.12 and later.
+
+krcg 5's ``loader.load()`` unpickles ``krcg_cards_<version>.pkl`` from the shared temp folder and
+``loader.load_local()`` writes that file: another local user could plant it and run code in the
+companion. Neither is ever called here; the collection is built from krcg's own parsing steps,
+and the program's cache is its own card index (JSON, in the user's cache folder).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import threading
+import zipfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from companion.games.vtes.common import DeckEntry, make_card
+
+_lock = threading.Lock()
+
+
+def _bundled() -> tuple[dict, dict]:
+    from krcg import vekn_csv
+
+    # vekn_csv.from_files reads krcg's packaged lists and writes nothing.
+    return vekn_csv.from_files()
+
+
+def _rows(text: str) -> Iterable[dict[str, str]]:
+    return csv.DictReader(io.StringIO(text))
+
+
+def _from_folder(lists: Path) -> tuple[dict, dict]:
+    """krcg's own steps of ``vekn_csv.from_files``, on a folder of official lists instead of
+    the packaged ones (the translations as VEKN publishes them: one zip per language)."""
+    from krcg import models, vekn_csv
+
+    from companion.games.vtes.common import FILES, TRANSLATIONS
+
+    def read(name: str) -> str:
+        return (lists / name).read_text(encoding="utf-8-sig")
+
+    sets_name, crypt_name, lib_name, bundles_name = FILES
+    sets: dict[Any, Any] = {"Promo": models.Set(code="Promo", name="Promo"),
+                            "POD": models.Set(code="POD", name="Print on Demand")}
+    for line in _rows(read(sets_name)):
+        set_ = vekn_csv.set_from_vekn(line)
+        sets[set_.id] = sets[set_.code] = sets[set_.name] = set_
+    for line in _rows(read(bundles_name)):
+        vekn_csv.add_bundle(sets, line)
+    cards: dict[int, Any] = {}
+    for line in _rows(read(crypt_name)):
+        card = vekn_csv.crypt_card_from_vekn(sets, line)
+        cards[card.id] = card
+    for line in _rows(read(lib_name)):
+        card = vekn_csv.lib_card_from_vekn(sets, line)
+        cards[card.id] = card
+    for code, archive in TRANSLATIONS.items():
+        lang = models.Lang(code[:2])
+        with zipfile.ZipFile(lists / archive) as z:
+            for name in (f"vtescrypt.{code}.csv", f"vteslib.{code}.csv"):
+                for line in _rows(z.read(name).decode("utf-8-sig")):
+                    vekn_csv.add_translation(cards, line, lang)
+    vekn_csv.compute_variants(cards)
+    vekn_csv.compute_urls(cards, sets)
+    return cards, sets
+
+
+def load(lists: Path | None) -> Any:
+    from krcg import card_references, collections, rulings
+
+    with _lock:
+        raw, sets = _from_folder(lists) if lists is not None else _bundled()
+        cards = collections.CardDict(raw)
+        cards.sets = sets
+        rulings.load_local(cards)
+        card_references.load(cards)
+        cards.index()
+        return cards
+
+
+def bundled_folder() -> Path:
+    """Where krcg 5 keeps its bundled lists (a folder of data inside the package)."""
+    import krcg
+
+    return Path(krcg.__file__).parent / "cards"
+
+
+def iter_krcg(cards: Any) -> Iterator[Any]:
+    return cards.cards()
+
+
+def _group(card: Any) -> str:
+    group = getattr(card, "group", None)
+    if group is None:
+        return ""
+    value = str(group.value)
+    return "ANY" if value == "Any" else value.lstrip("G")
+
+
+def _name(card: Any) -> str:
+    """krcg 4's unique name, kept on every line: a crypt card always shows its group
+    ("Anson (G1)", "Anarch Convert (ANY)", "Sascha Vykos, The Angel of Caine (G2 ADV)")."""
+    if card.kind != card.Kind.CRYPT:
+        return card.printed_name
+    group = _group(card)
+    suffix = " ".join(x for x in (("ANY" if group == "ANY" else f"G{group}") if group else "",
+                                 "ADV" if card.advanced else "") if x)
+    return f"{card.printed_name} ({suffix})" if suffix else card.printed_name
+
+
+_REFERENCE = re.compile(r"\{\d+\|([^}]*)\}")  # krcg 5 marks cards in rulings as {100916|Hidden Lurker}
+
+
+_MARKED = re.compile(r"<([^<>\n]+)>")  # krcg 5 marks card names in texts as <Nefertiti>
+
+
+def _text(text: str) -> str:
+    return _MARKED.sub(r"/\1/", text or "")  # krcg 4's /Nefertiti/, which display and speech know
+
+
+def _discipline(code: str) -> str:
+    return "FLIGHT" if code == "fli" else code  # krcg 4's spelling, which the glossary knows
+
+
+def _title(card: Any) -> str | None:
+    if not card.title:
+        return None
+    value = str(card.title.value)
+    return value.lower() if "Vote" in value else value  # "1 vote", as krcg 4 and the glossary say
+
+
+def to_card(c: Any) -> Any:
+    from krcg import models
+
+    crypt = c.kind == models.Card.Kind.CRYPT
+    types = [t.value for t in c.types]
+    costs: dict[str, Any] = {}
+    clans: list[str] = []
+    disciplines: list[str] = []
+    if crypt:
+        clans = [c.clan] if c.clan else []
+        disciplines = [_discipline(d) for d in c.disciplines]
+    else:
+        if c.cost is not None:
+            costs[c.cost.type.value.lower()] = c.cost.value
+        clans = list(c.clan_requirement)
+        if c.discipline_requirement is not None:
+            disciplines = [_discipline(d) for d in c.discipline_requirement.disciplines]
+    kept = {models.NameVariant.Type.LEXICOGRAPHICAL, models.NameVariant.Type.HISTORICAL}
+    translated = {tr.name for tr in c.i18n.values()}
+    aliases = {c.printed_name, *(v.name for v in c.name_variants if v.type in kept and v.name not in translated)}
+    i18n = {lang.value: {"name": tr.name, "text": _text(tr.text)} for lang, tr in c.i18n.items()}
+    return make_card(
+        id=c.id, name=_name(c), printed=c.printed_name, types=types, text=_text(c.text), crypt=crypt,
+        capacity=c.capacity if crypt else None, group=_group(c) if crypt else None,
+        title=_title(c) if crypt else None, costs=costs, clans=clans, disciplines=disciplines,
+        rulings=[_REFERENCE.sub(r"{\1}", r.text) for r in c.rulings], aliases=aliases, i18n=i18n,
+    )
+
+
+def parse_deck(text: str, cards: Any) -> list[DeckEntry]:
+    from krcg import models, parser
+
+    with _lock:
+        deck = parser.deck_from_txt(io.StringIO(text), cards)
+    out = []
+    for entry in deck.cards:
+        card = cards[entry.id]
+        crypt = card.kind == models.Card.Kind.CRYPT
+        out.append(DeckEntry(id=str(card.id), count=entry.count, crypt=crypt, name=_name(card),
+                             group=_group(card) if crypt else "", banned=str(card.banned or "")))
+    return out

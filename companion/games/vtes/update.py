@@ -1,0 +1,168 @@
+"""``cards update``: the current official VTES lists and their official French and Spanish
+translations, fetched when a network is there, checked, and swapped in as a user cache.
+
+The files are kept as VEKN publishes them (CSV, and one zip per translation): data that
+cannot run code, read again by whichever krcg line is installed. They live in
+``<cache>/vtes-lists/<folder>``; a pointer file names the folder in use and is replaced in one
+``os.replace``, so a reader sees the old lists or the new ones, never half of each. With no
+update, or when the stored lists cannot be read, krcg's bundled lists are used (offline start).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from companion.cards.catalog import SourceError
+from companion.games.vtes.common import FILES, POINTER, TRANSLATIONS, current, root  # noqa: F401 - named for callers
+
+MAX_BYTES = 64 * 1024 * 1024  # the lists are a few MB: anything far bigger is not them
+KEEP_SHARE = 0.98  # new lists must still hold this share of the cards known today
+WITNESS = "100845"  # Govern the Unaligned: in every list since 1994
+
+
+class UpdateError(SourceError):
+    """The update did not happen; the lists in use are unchanged. The message says why."""
+
+
+@dataclass
+class UpdateResult:
+    folder: Path
+    cards: int
+    translated: dict[str, int] = field(default_factory=dict)  # language → cards with an official text
+    added: int = 0
+    changed: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"folder": str(self.folder), "cards": self.cards, "translated": self.translated,
+                "added": self.added, "changed": self.changed}
+
+
+def info() -> dict[str, Any] | None:
+    """What ``cards update`` last stored (date, source, counts), or None."""
+    folder = current()
+    if folder is None:
+        return None
+    try:
+        return json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def sources(mirror: str | None = None) -> dict[str, str]:
+    """File name → URL. ``mirror`` (a base URL) serves every file under its own name."""
+    if mirror:
+        base = mirror.rstrip("/") + "/"
+        return {name: base + name for name in (*FILES, *TRANSLATIONS.values())}
+    data = yaml.safe_load((Path(__file__).with_name("sources.yaml")).read_text(encoding="utf-8"))
+    urls = {name: data["lists"] + name for name in FILES}
+    urls.update({TRANSLATIONS[code]: url for code, url in data["translations"].items()})
+    return urls
+
+
+def _fetch(url: str, dest: Path, timeout: float) -> None:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response, dest.open("wb") as out:
+            size = 0
+            while chunk := response.read(1 << 16):
+                size += len(chunk)
+                if size > MAX_BYTES:
+                    raise UpdateError(f"{url}: more than {MAX_BYTES // (1024 * 1024)} MB, not a card list")
+                out.write(chunk)
+    except urllib.error.HTTPError as exc:
+        raise UpdateError(f"{url}: HTTP {exc.code} {exc.reason}") from exc
+    except (urllib.error.URLError, OSError, TimeoutError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise UpdateError(f"{url}: {reason}") from exc
+
+
+def _check_archive(path: Path, code: str) -> None:
+    wanted = {f"vtessets.{code}.csv", f"vtescrypt.{code}.csv", f"vteslib.{code}.csv"}
+    try:
+        with zipfile.ZipFile(path) as z:
+            missing = wanted - set(z.namelist())
+    except zipfile.BadZipFile as exc:
+        raise UpdateError(f"{path.name}: not a zip archive ({exc})") from exc
+    if missing:
+        raise UpdateError(f"{path.name}: missing {', '.join(sorted(missing))}")
+
+
+def check(folder: Path) -> tuple[list[Any], dict[str, int]]:
+    """Read the lists with the installed krcg and compare them with the lists in use. Returns
+    the cards and, per language, how many have an official translation."""
+    from companion.games.vtes import cards as vtes
+
+    for code in TRANSLATIONS:
+        _check_archive(folder / TRANSLATIONS[code], code)
+    known = {c.id for c in vtes.iter_cards()}
+    try:
+        new = list(vtes.cards_of(vtes.read_lists(folder)))
+    except Exception as exc:
+        raise UpdateError(f"krcg cannot read the new lists: {type(exc).__name__}: {exc}") from exc
+    finally:
+        vtes.forget()  # the collection in memory is the new lists' now: read again on next use
+    ids = {c.id for c in new}
+    if WITNESS not in ids:
+        raise UpdateError(f"the new lists lack card {WITNESS} (Govern the Unaligned): not the VTES lists")
+    kept = len(known & ids)
+    if known and kept < KEEP_SHARE * len(known):
+        raise UpdateError(f"the new lists hold only {kept} of the {len(known)} cards known today: refused")
+    translated = {code[:2]: sum(1 for c in new if code[:2] in (c.extra.get("i18n") or {})) for code in TRANSLATIONS}
+    return new, translated
+
+
+def update(mirror: str | None = None, timeout: float = 60.0) -> UpdateResult:
+    """Fetch, check, swap. Raises ``UpdateError`` (the lists in use untouched) on any problem."""
+    from companion.games.vtes import cards as vtes
+
+    base = root()
+    base.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix="new-", dir=base))
+    try:
+        for name, url in sources(mirror).items():
+            _fetch(url, staging / name, timeout)
+        old = {c.id: c for c in vtes.iter_cards()}
+        new, translated = check(staging)
+        added = sum(1 for c in new if c.id not in old)
+        changed = sum(1 for c in new if c.id in old and c.text != old[c.id].text)
+        meta = {"fetched": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "source": mirror or "official",
+                "cards": len(new), "translated": translated, "krcg": vtes.krcg_version()}
+        (staging / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        folder = base / f"lists-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{os.getpid()}"
+        staging.rename(folder)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    previous = current()
+    fd, tmp = tempfile.mkstemp(prefix="pointer-", dir=base)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(folder.name)
+    os.replace(tmp, base / POINTER)  # the swap: one rename
+    if previous is not None and previous != folder:
+        shutil.rmtree(previous, ignore_errors=True)
+    vtes.forget()
+    return UpdateResult(folder, len(new), translated, added, changed)
+
+
+def revert() -> bool:
+    """Back to krcg's bundled lists. Returns whether there were updated lists."""
+    from companion.games.vtes import cards as vtes
+
+    folder = current()
+    if root().is_dir():
+        (root() / POINTER).unlink(missing_ok=True)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+    vtes.forget()
+    return folder is not None

@@ -1,0 +1,15 @@
+"""The venue: many tables, one room. An organiser's hub collects every table's game over MQTT
+through a Mosquitto broker (DESIGN.md, "Many tables: the venue").
+
+- ``broker``: the Mosquitto the hub starts (config, password and ACL files in the event folder);
+- ``topics``: the topic names both sides use, and who may write which;
+- ``link``: the table side (an outbox from the table's journal, retained state, presence, the
+  round clock received and spoken);
+- ``event``, ``vtes``, ``seating``: the event in its own SQLite file, the VEKN scoring and checks,
+  the seating through krcg;
+- ``hub``, ``board``: the hub process and its organiser and public pages;
+- ``simulate``: a whole event played by simulated tables, for a demo, the tests and the bench.
+
+A front end on top of the core: it imports companion.play and the domain packages, no other
+front end.
+"""

@@ -1,0 +1,469 @@
+"""The table side of a venue: one ``TableLink`` per table, beside its Session.
+
+- every accepted change of the game is copied from the journal into the outbox (``Outbox``) and
+  sent as a QoS 1 entry tagged (table, seq) until the hub acknowledges it;
+- the table's latest state is a retained message, its presence a retained message with a Last
+  Will saying ``offline`` when the table vanishes (kill -9, Wi-Fi gone);
+- the hub's round clock (start time + duration) is kept and counted down here, and said at 10
+  minutes, 5 minutes and time, even with the hub or the broker gone;
+- aiomqtt does not reconnect: the loop here does, with a growing pause; the table plays on
+  meanwhile and its outbox catches up when the broker is back.
+
+It runs its own asyncio loop in one thread; the Session's observers only queue work for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import logging
+import threading
+import time
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import aiomqtt
+import yaml
+
+from companion import registry
+from companion.i18n import language, t
+from companion.venue import scoring, topics
+from companion.venue.outbox import Outbox
+
+log = logging.getLogger(__name__)
+
+RESEND_AFTER = 5.0  # seconds an entry waits for the hub's ack before it is sent again
+KEEPALIVE = 5  # seconds: the broker says a vanished table is offline within 1.5 of these
+LOG_LINES = 6  # the last journal lines a judge sees with a call
+
+
+@functools.cache
+def words() -> dict[str, Any]:
+    return yaml.safe_load(resources.files(__package__).joinpath("words.yaml").read_text(encoding="utf-8"))
+
+
+def _plain(text: object) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", str(text).casefold()) if not unicodedata.combining(c))
+
+
+@dataclass(frozen=True)
+class VenueAddress:
+    """Where a table joins: ``mqtt://table-N:PASSWORD@HOST:PORT/EVENT`` (the hub's enrolment)."""
+
+    host: str
+    port: int
+    event: str
+    table: int
+    password: str
+
+    @classmethod
+    def parse(cls, url: str, table: int | None = None) -> VenueAddress:
+        parts = urlsplit(url if "://" in url else f"mqtt://{url}")
+        if parts.scheme not in ("mqtt", "tcp") or not parts.hostname:
+            raise ValueError(url)
+        event = unquote(parts.path.strip("/"))
+        user = unquote(parts.username or "")
+        number = table
+        if number is None and user.startswith("table-") and user[6:].isdigit():
+            number = int(user[6:])
+        if number is None or number < 1 or not event:
+            raise ValueError(url)
+        if user and user != topics.table_user(number):
+            raise ValueError(url)  # the enrolment of another table
+        return cls(parts.hostname, parts.port or 1883, event, int(number), unquote(parts.password or ""))
+
+    def url(self) -> str:
+        return f"mqtt://{topics.table_user(self.table)}:{self.password}@{self.host}:{self.port}/{self.event}"
+
+
+class TableLink:
+    def __init__(self, session: Any, address: VenueAddress, say: Callable[[str], None] | None = None,
+                 outbox_path: str | Path | None = None, clock: Callable[[], float] = time.time,
+                 auto_start: bool = False) -> None:
+        self.session = session
+        self.address = address
+        self.event = address.event
+        self.table = address.table
+        self.say = say or (lambda text: None)
+        self.clock = clock
+        self.auto_start = auto_start  # start the seated game when the hub seats this table
+        path = outbox_path or Path(session.journal_path).with_name(
+            f"venue-{topics.event_slug(address.event)}-table-{address.table}.sqlite3")
+        self.outbox = Outbox(path)
+        self.connected = False
+        self.round_clock: dict[str, Any] | None = self.outbox.get("clock")
+        self.seating: dict[str, Any] | None = self.outbox.get("seating")
+        self.hub_result: dict[str, Any] | None = self.outbox.get("hub_result")
+        self._said: set[tuple[int, int]] = set(tuple(x) for x in self.outbox.get("clock_said", []))
+        self._copied: dict[int, int] = {}
+        self._snapshot: dict[str, Any] | None = None
+        self._snapshot_sent: str | None = None
+        self._sent_at: dict[int, float] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake: asyncio.Event | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self.connections = 0  # how many times the link (re)connected: for tests and the log
+
+    # -- the session's side (any thread) -------------------------------------------------------
+
+    def start(self) -> TableLink:
+        self._unsubscribe = self.session.subscribe("state", self._on_state)
+        with self.session._lock:
+            self._on_state()
+        if self.auto_start and self.seating is not None and self.session.game is None:
+            self._start_seated(self.seating)  # started again after a crash: back to the seated game
+        self._thread = threading.Thread(target=self._run, name=f"venue-table-{self.table}", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0, drain: float = 3.0) -> None:
+        """Leave the venue; with the broker there, first give the outbox ``drain`` seconds to be
+        acknowledged (what is left is sent at the next start: the outbox is on the disk)."""
+        if self._unsubscribe:
+            self._unsubscribe()
+        deadline = time.monotonic() + drain
+        while self.connected and self.outbox.pending(1) and time.monotonic() < deadline:
+            self._poke()
+            time.sleep(0.05)
+        self._stop.set()
+        self._poke()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self.outbox.close()
+
+    def _on_state(self) -> None:
+        """Called by the Session in the thread that changed the game, the change already durable
+        in the journal: copy the new events to the outbox, remember the state to publish."""
+        game = self.session.game
+        if game is None:
+            return
+        try:
+            self._copy_events(game)
+            self._snapshot = self._state_message(game)
+        except Exception:  # the venue must never stop the table
+            log.exception("venue: could not queue the table's change")
+        self._poke()
+
+    def _copy_events(self, game: Any) -> None:
+        last = self._copied.get(game.id)
+        if last is None:
+            last = self.outbox.get(f"copied:{game.id}", 0)
+        newest = last
+        for ev in game.journal.iter_events(game.id, after=last):  # the new ones only: long games stay fast
+            if ev.id <= last:
+                continue
+            self.outbox.add("journal", {"game_id": game.id, "game": game.data.id, "event": ev.to_json(),
+                                        "round": self._round()}, journal_id=ev.id)
+            newest = ev.id
+        if newest != last:
+            self._copied[game.id] = newest
+            self.outbox.put(f"copied:{game.id}", newest)
+
+    def _state_message(self, game: Any) -> dict[str, Any]:
+        from companion.table.export import event_line
+
+        events = game.events()[-LOG_LINES:]
+        start = events[0].ts if events else 0.0
+        lines = [event_line(game.data, ev, start, language()) for ev in events]
+        state = game.to_json()
+        phase = next((p for p in game.data.phases if p.id == state.get("phase")), None)
+        # The phase in the table's language, for the organiser's board and the judge
+        state["phase_name"] = phase.name(language()) if phase is not None else None
+        return {"table": self.table, "ts": self.clock(), "round": self._round(), "game_id": game.id,
+                "game": game.data.id, "state": state, "log": lines, "seq": self.outbox.last_seq()}
+
+    def _round(self) -> int | None:
+        return (self.seating or {}).get("round")
+
+    def _poke(self) -> None:
+        loop, wake = self._loop, self._wake
+        if loop is not None and wake is not None:
+            try:
+                loop.call_soon_threadsafe(wake.set)
+            except RuntimeError:
+                pass  # the loop has ended
+
+    # -- what the players do through the venue ------------------------------------------------
+
+    def time_called(self) -> bool:
+        c = self.round_clock
+        return bool(c and c.get("state") == "running" and self.clock() >= c["start"] + c["duration"])
+
+    def proposal(self, time_called: bool | None = None) -> dict[str, Any] | None:
+        """The result the tracked game proposes for this table's round, or None without a game.
+        ``time_called``: the judge called time (default: the round clock says so)."""
+        game = self.session.game
+        if game is None:
+            return None
+        if time_called is None:
+            time_called = self.time_called()
+        if scoring.vekn(game.data.id):
+            body = scoring.propose_vtes(game.state, game.events(), time_called)
+        else:
+            body = scoring.propose_league(game.state)
+        body.update(round=self._round(), game_id=game.id, game=game.data.id)
+        return body
+
+    def confirm_result(self, by: str = "table", time_called: bool | None = None) -> dict[str, Any] | None:
+        """The players agree with the proposal: it goes to the hub (through the outbox)."""
+        body = self.proposal(time_called)
+        if body is None:
+            return None
+        body["by"] = by
+        body["ts"] = self.clock()
+        self.outbox.add("result", body)
+        self._poke()
+        return body
+
+    def call_judge(self, seat: int | None = None, why: str = "") -> None:
+        game = self.session.game
+        body: dict[str, Any] = {"round": self._round(), "ts": self.clock(), "seat": seat, "why": why[:200]}
+        if game is not None:
+            snap = self._state_message(game)
+            body.update(phase=snap["state"].get("phase_name") or snap["state"].get("phase"),
+                        active=snap["state"].get("active"), log=snap["log"])
+        self.outbox.add("judge", body)
+        self._poke()
+
+    def result_text(self, lang: str | None = None) -> str:
+        body = self.proposal()
+        if body is None:
+            return t("venue.result.no_game", lang)
+        if "vp" in body:
+            parts = [f"{n} {_num(v)}" for n, v in zip(body["players"], body["vp"], strict=False)]
+            return t("venue.result.vtes", lang, scores=", ".join(parts))
+        return t("venue.result.league", lang, winners=", ".join(body["winners"]) or "—")
+
+    def handle_words(self, text: str) -> bool:
+        """A line typed at the table: ``résultat`` (said), ``résultat ok`` (confirmed), ``juge``."""
+        try:
+            return self._words(text)
+        except Exception:  # the venue must never stop the table's console
+            log.exception("venue: the words %r", text)
+            return False
+
+    def _words(self, text: str) -> bool:
+        parts = [_plain(w) for w in text.split()]
+        if not parts:
+            return False
+        w = words()
+        if parts[0] in {_plain(x) for x in w["judge"]}:
+            self.call_judge(why=" ".join(text.split()[1:]))
+            self.say(t("venue.judge.called", table=self.table))
+            return True
+        if parts[0] in {_plain(x) for x in w["result"]}:
+            if len(parts) > 1 and parts[1] in {_plain(x) for x in w["confirm"]}:
+                self.say(t("venue.result.sent") if self.confirm_result("console") else t("venue.result.no_game"))
+            else:
+                self.say(self.result_text())
+            return True
+        return False
+
+    # -- the clock --------------------------------------------------------------------------
+
+    def clock_tick(self) -> list[str]:
+        """Say what the round clock has reached since the last tick (10 min, 5 min, time)."""
+        c = self.round_clock
+        if not c or c.get("state") != "running":
+            return []
+        left = c["start"] + c["duration"] - self.clock()
+        said = []
+        for mark in words()["clock_warnings"]:
+            key = (int(c["round"]), int(mark))
+            if left <= mark and key not in self._said:
+                self._said.add(key)
+                # A mark long passed when the clock arrived (a table joining late) is not said.
+                if left > mark - 60:
+                    text = t("venue.clock.time") if mark == 0 else t("venue.clock.left", minutes=mark // 60)
+                    said.append(text)
+                    self.say(text)
+        if said:
+            self.outbox.put("clock_said", sorted(self._said))
+        return said
+
+    def seconds_left(self) -> float | None:
+        c = self.round_clock
+        if not c:
+            return None
+        return max(0.0, c["start"] + c["duration"] - self.clock())
+
+    # -- the network side (the link's own thread) --------------------------------------------
+
+    def _run(self) -> None:
+        asyncio.run(self._main())
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        ticker = asyncio.create_task(self._ticker())
+        pause = 0.2
+        try:
+            while not self._stop.is_set():
+                before = self.connections
+                try:
+                    await self._connected()
+                except aiomqtt.MqttError as exc:
+                    log.info("venue: table %s not connected (%s)", self.table, exc)
+                except Exception:
+                    log.exception("venue: table %s link failed", self.table)
+                self.connected = False
+                if self._stop.is_set():
+                    break
+                if self.connections > before:
+                    pause = 0.2  # it was connected: a cut, not a broker that is gone, so try again soon
+                await self._sleep(pause)
+                pause = min(pause * 2, 5.0)
+        finally:
+            ticker.cancel()
+
+    async def _sleep(self, seconds: float) -> None:
+        assert self._wake is not None
+        self._wake.clear()
+        try:
+            await asyncio.wait_for(self._wake.wait(), seconds)
+        except TimeoutError:
+            pass
+
+    async def _ticker(self) -> None:
+        while True:
+            try:
+                self.clock_tick()
+            except Exception:
+                log.exception("venue: clock")
+            await asyncio.sleep(0.5)
+
+    def _client(self) -> aiomqtt.Client:
+        a = self.address
+        presence = topics.table_topic(a.event, a.table, "presence")
+        return aiomqtt.Client(a.host, a.port, username=topics.table_user(a.table), password=a.password,
+                              identifier=f"tc-{topics.event_slug(a.event)}-table-{a.table}",
+                              protocol=aiomqtt.ProtocolVersion.V5, keepalive=KEEPALIVE, timeout=10,
+                              will=aiomqtt.Will(presence, json.dumps({"online": False}), qos=1, retain=True))
+
+    async def _connected(self) -> None:
+        a = self.address
+        async with self._client() as client:
+            self.connected = True
+            self.connections += 1
+            self._sent_at.clear()  # a new connection: everything unacknowledged goes again
+            self._snapshot_sent = None
+            await client.subscribe([(topics.hub_topic(a.event, "ack", a.table), 1),
+                                    (topics.hub_topic(a.event, "clock"), 1),
+                                    (topics.hub_topic(a.event, "seating", a.table), 1),
+                                    (topics.hub_topic(a.event, "result", a.table), 1)])
+            await client.publish(topics.table_topic(a.event, a.table, "presence"),
+                                 json.dumps({"online": True, "ts": self.clock()}), qos=1, retain=True)
+            reader = asyncio.create_task(self._read(client))
+            try:
+                while not self._stop.is_set():
+                    await self._flush(client)
+                    if reader.done():
+                        reader.result()  # raises what ended it
+                        return
+                    await self._sleep(1.0)
+                # leaving on purpose: say so (the Last Will is for vanishing)
+                await client.publish(topics.table_topic(a.event, a.table, "presence"),
+                                     json.dumps({"online": False, "ts": self.clock()}), qos=1, retain=True)
+            finally:
+                reader.cancel()
+
+    async def _flush(self, client: aiomqtt.Client) -> None:
+        a = self.address
+        snap = self._snapshot
+        if snap is not None:
+            snap = dict(snap, seq=self.outbox.last_seq(), clock_left=self.seconds_left())
+            text = json.dumps(snap, ensure_ascii=False, default=str)
+            if text != self._snapshot_sent:
+                await client.publish(topics.table_topic(a.event, a.table, "state"), text, qos=1, retain=True)
+                self._snapshot_sent = text
+        now = time.monotonic()
+        for seq, kind, body in self.outbox.pending():
+            sent = self._sent_at.get(seq)
+            if sent is not None and now - sent < RESEND_AFTER:
+                continue
+            entry = {"table": a.table, "seq": seq, "kind": kind, "body": body}
+            await client.publish(topics.table_topic(a.event, a.table, "entry"),
+                                 json.dumps(entry, ensure_ascii=False, default=str), qos=1)
+            self._sent_at[seq] = now
+
+    async def _read(self, client: aiomqtt.Client) -> None:
+        a = self.address
+        async for message in client.messages:
+            try:
+                data = json.loads(message.payload)
+            except (ValueError, TypeError):
+                continue
+            if not isinstance(data, dict):
+                continue
+            topic = str(message.topic)
+            if topic == topics.hub_topic(a.event, "ack", a.table):
+                seq = data.get("seq")
+                if isinstance(seq, int):
+                    self.outbox.ack(seq)
+                    self._sent_at = {s: v for s, v in self._sent_at.items() if s > seq}
+            elif topic == topics.hub_topic(a.event, "clock"):
+                self._new_clock(data)
+            elif topic == topics.hub_topic(a.event, "seating", a.table):
+                self._new_seating(data)
+            elif topic == topics.hub_topic(a.event, "result", a.table):
+                self._hub_result(data)
+
+    def _new_clock(self, data: dict[str, Any]) -> None:
+        if not all(isinstance(data.get(k), int | float) for k in ("round", "start", "duration")):
+            return
+        old = self.round_clock
+        self.round_clock = data
+        self.outbox.put("clock", data)
+        if old is None or old.get("round") != data.get("round") or old.get("start") != data.get("start"):
+            if data.get("state") == "running":
+                minutes = int(data["duration"] // 60)
+                self.say(t("venue.clock.started", round=data["round"], minutes=minutes))
+
+    def _new_seating(self, data: dict[str, Any]) -> None:
+        players = data.get("players")
+        if not isinstance(players, list) or not isinstance(data.get("round"), int):
+            return
+        old = self.seating
+        self.seating = data
+        self.outbox.put("seating", data)
+        if old != data:
+            self.say(t("venue.seated", table=self.table, round=data["round"], players=", ".join(map(str, players))))
+            if self.auto_start:
+                self._start_seated(data)
+
+    def _start_seated(self, data: dict[str, Any]) -> None:
+        players = [str(p) for p in data["players"]]
+        game = self.session.game
+        if game is not None and [s["name"] for s in game.state["seats"]] == players:
+            return  # already playing this table's game
+        # A table started again (a crash, a power cut) goes on with the seated game it had.
+        for row in self.session.saved_games():
+            if row.players == players and row.status == "playing" and \
+                    self.outbox.get(f"round_of:{row.id}") == data["round"]:
+                if self.session.resume(row.id, source="script").ok:
+                    return
+        result = self.session.new_game(str(data.get("game") or registry.ids()[0]), players, source="script")
+        if result.ok and self.session.game is not None:
+            self.outbox.put(f"round_of:{self.session.game.id}", data["round"])
+
+    def _hub_result(self, data: dict[str, Any]) -> None:
+        if data == self.hub_result:
+            return
+        self.hub_result = data
+        self.outbox.put("hub_result", data)
+        if data.get("status") == "validated":
+            self.say(t("venue.result.validated", round=data.get("round")))
+        elif data.get("status") == "refused":
+            self.say(t("venue.result.refused", round=data.get("round"), reason=t(str(data.get("reason")))))
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else str(v).replace(".", ",")

@@ -1,0 +1,153 @@
+"""The live sockets: each phone's feed of the table, and what a phone sends on its socket.
+
+Each connected phone has its own queue and writer task, so a phone that stalls or vanishes never
+holds up the table or another phone: past ``QUEUE_LIMIT`` pending messages it is cut off, and
+when it comes back it gets the current state at once. A writer never dies of what it is given:
+every text is valid UTF-8 (``wire.dumps``), and a message that still cannot be sent is dropped
+for that phone alone. Every message a socket sends counts against its rate, junk and spectators'
+included; a socket that keeps flooding past its burst is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import WSCloseCode, WSMsgType, web
+
+from companion.i18n import t
+from companion.web import wire
+from companion.web.access import Bucket
+
+log = logging.getLogger(__name__)
+
+LOG_KEPT = 50  # log messages a phone gets when it joins or comes back
+QUEUE_LIMIT = 2000  # messages waiting for one phone before it is cut off (it reconnects)
+MAX_MESSAGE = 16 * 1024
+STRIKES = 50  # messages refused for their rate before the socket is closed
+CLOSE_TIMEOUT = 2.0  # seconds a closing socket is given to answer the close
+LANGS = ("fr", "en")
+
+
+@dataclass(eq=False)
+class Client:
+    ws: web.WebSocketResponse
+    seat: int | None  # None: a spectator
+    bucket: Bucket
+    device: str = ""  # the digest of its token: the host may revoke this phone alone
+    queue: asyncio.Queue = field(default_factory=asyncio.Queue)
+    strikes: int = 0
+
+
+class Feeds:
+    """Every open socket, and the recent public log a phone gets when it (re)joins."""
+
+    def __init__(self) -> None:
+        self.clients: set[Client] = set()
+        self.log: deque[dict[str, Any]] = deque(maxlen=LOG_KEPT)
+
+    def send(self, client: Client, message: dict[str, Any] | str) -> None:
+        text = message if isinstance(message, str) else wire.dumps(message)
+        if client.queue.qsize() >= QUEUE_LIMIT:
+            self.clients.discard(client)
+            asyncio.ensure_future(client.ws.close())
+            return
+        client.queue.put_nowait(text)
+
+    def broadcast(self, message: dict[str, Any], keep: bool = False) -> None:
+        if keep:
+            self.log.append(message)
+        text = wire.dumps(message)
+        for client in list(self.clients):
+            self.send(client, text)
+
+    def to_seat(self, seat: int, message: dict[str, Any]) -> None:
+        for client in list(self.clients):
+            if client.seat == seat:
+                self.send(client, message)
+
+    def cut_off(self, seat: int, device: str | None = None) -> None:
+        for client in list(self.clients):
+            if client.seat == seat and (device is None or client.device == device):
+                self.clients.discard(client)
+                asyncio.ensure_future(client.ws.close(code=4403, message=b"revoked"))
+
+    async def write(self, client: Client) -> None:
+        """One phone's writer: sends its queue in order until the phone goes away."""
+        while True:
+            text = await client.queue.get()
+            try:
+                await client.ws.send_str(wire.clean(text))
+            except (ConnectionError, RuntimeError, asyncio.CancelledError):
+                return  # the phone went away: it gets the whole state again when it comes back
+            except Exception as exc:  # never a dead feed in silence: drop this one message only
+                log.warning("phones: a message not sent to a phone (%s)", type(exc).__name__)
+
+
+class Sockets:
+    """``GET /ws``: a phone's (or a spectator's) live socket."""
+
+    def __init__(self, server: Any) -> None:  # the PhoneServer (it imports this module)
+        self.server = server
+        self.feeds = server.feeds
+
+    async def handle(self, request: web.Request) -> web.WebSocketResponse:
+        server = self.server
+        if not server.origin_ok(request.headers.get("Origin")):
+            raise server.error(403, "phones.api.bad_origin")
+        role, seat, device = server.identify(request, query=True)
+        # No compression (a phone's messages are a few bytes; inflating costs the loop), and a
+        # short close handshake: a flooder being shown the door is not waited for.
+        ws = web.WebSocketResponse(heartbeat=20, max_msg_size=MAX_MESSAGE, compress=False, timeout=CLOSE_TIMEOUT)
+        await ws.prepare(request)
+        client = Client(ws, seat, Bucket(server.rate, server.burst), device)
+        self.feeds.clients.add(client)
+        if seat is not None:
+            server.runtime.phones.attach(seat)  # from now on its reader's cards are its own
+        writer = asyncio.create_task(self.feeds.write(client))
+        try:
+            # The current state at once, taken in the table's thread so no change slips in between.
+            first = await server.on_table(server.hello, role, seat)
+            client.queue.put_nowait(wire.dumps({"type": "hello", **first}))
+            async for msg in ws:
+                if not client.bucket.take() or (seat is not None and not server.bucket_of(seat).take()):
+                    client.strikes += 1
+                    if client.strikes >= STRIKES:  # still flooding after being told: gone
+                        self.feeds.clients.discard(client)
+                        await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"too many messages")
+                        if request.transport is not None:
+                            request.transport.abort()  # its remaining junk is never read
+                        break
+                    if msg.type == WSMsgType.TEXT and seat is not None:
+                        self.feeds.send(client, {"type": "reply", "ok": False, "lines": [t("phones.api.slow_down")]})
+                    continue
+                if msg.type == WSMsgType.TEXT:
+                    await self.message(client, msg.data)
+        finally:
+            self.feeds.clients.discard(client)
+            writer.cancel()
+        return ws
+
+    async def message(self, client: Client, data: str) -> None:
+        if client.seat is None:
+            return  # a spectator only listens (its messages were counted all the same)
+        try:
+            body = wire.parse(data)
+        except wire.Unreadable:
+            self.feeds.send(client, {"type": "reply", "ok": False, "lines": [t("phones.api.bad_json")]})
+            return
+        tag = body.get("tag") if isinstance(body.get("tag"), (int, str)) else None
+        lang = body.get("lang") if body.get("lang") in LANGS else "fr"
+        action = self.server.socket_actions.get(str(body.get("type")))
+        if action is None:
+            return
+        reply = await action(client.seat, body, lang)
+        reply.pop("status", None)
+        self.feeds.send(client, {"type": "reply", "tag": tag, **reply})
+
+
+Action = Callable[[int, dict[str, Any], str], Any]

@@ -1,0 +1,166 @@
+"""``cards update``: the official VTES lists and their French and Spanish translations, fetched
+from a local HTTP server on 127.0.0.1 (never the internet) that serves krcg's own English lists
+plus a new card and small translation fixtures; checked; swapped in as a user cache. A bad
+download changes nothing. Runs under krcg 4 and krcg 5 (the matrix of noxfile.py)."""
+
+import csv
+import functools
+import http.server
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from companion.cards.library import CardLibrary
+from companion.games.vtes import cards as vtes
+from companion.games.vtes import update as vtes_update
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "vtes-update"
+
+
+def _append_card(path: Path) -> None:
+    """The new card, written in the column order of the list it joins."""
+    text = path.read_text(encoding="utf-8-sig")
+    header = next(csv.reader(io.StringIO(text)))
+    new = next(csv.DictReader(io.StringIO((FIXTURES / "new-library-card.csv").read_text(encoding="utf-8"))))
+    out = io.StringIO()
+    csv.DictWriter(out, header, extrasaction="ignore", quoting=csv.QUOTE_ALL).writerow(
+        {k: new.get(k, "") for k in header})
+    path.write_text(text.rstrip("\n") + "\n" + out.getvalue(), encoding="utf-8")
+
+
+def _zip(folder: Path, code: str) -> None:
+    with zipfile.ZipFile(folder / f"vtescsv_utf8.{code}.zip", "w") as z:
+        for kind in ("sets", "crypt", "lib"):
+            name = f"vtes{kind}.{code}.csv"
+            z.write(FIXTURES / name, name)
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    """What the official sites would serve: krcg's bundled English lists, one new card, the
+    fixtures' translations zipped as VEKN publishes them."""
+    folder = tmp_path / "site"
+    folder.mkdir()
+    bundled = vtes.backend().bundled_folder()
+    for name in ("vtessets.csv", "vtescrypt.csv", "vteslib.csv"):
+        shutil.copyfile(bundled / name, folder / name)
+    bundles = bundled / "vtesbundles.csv"  # krcg 5 ships one; krcg 4 does not read it
+    shutil.copyfile(bundles if bundles.exists() else FIXTURES / "vtesbundles.csv", folder / "vtesbundles.csv")
+    _append_card(folder / "vteslib.csv")
+    _zip(folder, "fr-FR")
+    _zip(folder, "es-ES")
+    return folder
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def server(site: Path) -> Iterator[str]:
+    handler = functools.partial(_Quiet, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch) -> Iterator[Path]:
+    path = tmp_path / "home"
+    monkeypatch.setenv("COMPANION_HOME", str(path))
+    monkeypatch.delenv("COMPANION_CACHE", raising=False)  # new lists in this home: its own index
+    vtes.forget()
+    yield path
+    vtes.forget()
+
+
+def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COMPANION_HOME": str(home)}
+    env.pop("COMPANION_CACHE", None)  # new lists in this home: its own index
+    return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True, env=env,
+                          timeout=300)
+
+
+def test_update_fetches_checks_and_swaps_in_the_new_lists(home: Path, server: str) -> None:
+    bundled = len(list(vtes.iter_cards()))
+    assert vtes_update.current() is None  # offline start: krcg's bundled lists
+    done = _cli(home, "cards", "update", "--mirror", server, "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["cards"] == bundled + 1 and result["added"] == 1
+    assert result["translated"]["fr"] >= 3 and result["translated"]["es"] >= 1
+    shown = _cli(home, "--lang", "fr", "cards", "show", "vtes:100845")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.splitlines()[0].startswith("Diriger les indécis")
+    assert "liste officielle de test" in shown.stdout  # the fetched translation, on krcg 4 as on krcg 5
+    new = _cli(home, "--lang", "en", "cards", "show", "vtes:109999")
+    assert new.returncode == 0 and new.stdout.startswith("Companion Test Card"), new.stderr
+    found = _cli(home, "cards", "search", "--game", "vtes", "Regir a los no alineados")
+    assert found.stdout.startswith("vtes:100845"), found.stdout
+    stats = _cli(home, "cards", "stats", "--json")
+    assert json.loads(stats.stdout)["vtes_lists"]["updated"]["source"] == server
+    # What is stored is data, not code: the official CSVs and zips and a JSON note.
+    folder = vtes_update.current()
+    assert folder is not None and {p.suffix for p in folder.iterdir()} == {".csv", ".zip", ".json"}
+
+
+def test_an_update_is_refused_whole_and_changes_nothing(home: Path, server: str, site: Path) -> None:
+    vtes_update.update(server)
+    before = vtes_update.current()
+    assert before is not None
+    library = CardLibrary()
+    assert library.get("vtes:109999") is not None
+    # A truncated crypt list (a download cut short): krcg's rulings name vampires it lacks.
+    crypt = (site / "vtescrypt.csv").read_text(encoding="utf-8-sig").splitlines(keepends=True)
+    (site / "vtescrypt.csv").write_text("".join(crypt[:40]), encoding="utf-8")
+    with pytest.raises(vtes_update.UpdateError, match="krcg cannot read the new lists|cards known today"):
+        vtes_update.update(server)
+    # A file missing on the server, then a translation that is not a zip.
+    (site / "vtescrypt.csv").write_text("".join(crypt), encoding="utf-8")
+    (site / "vtescsv_utf8.es-ES.zip").rename(site / "moved.zip")
+    with pytest.raises(vtes_update.UpdateError, match="HTTP 404"):
+        vtes_update.update(server)
+    (site / "vtescsv_utf8.es-ES.zip").write_text("<html>maintenance</html>", encoding="utf-8")
+    with pytest.raises(vtes_update.UpdateError, match="not a zip"):
+        vtes_update.update(server)
+    assert vtes_update.current() == before
+    assert [p.name for p in vtes_update.root().iterdir() if p.name.startswith("new-")] == []
+    # The CLI says so in one line and exits 1.
+    refused = _cli(home, "--lang", "en", "cards", "update", "--mirror", server)
+    assert refused.returncode == 1 and "Update refused, the lists in use are unchanged" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    # Back to krcg's bundled lists on request.
+    assert vtes_update.revert() and vtes_update.current() is None
+    assert all(c.id != "109999" for c in vtes.iter_cards())
+
+
+def test_no_network_is_a_clear_message(home: Path) -> None:
+    # A closed port on loopback stands for a machine with no network.
+    refused = _cli(home, "cards", "update", "--mirror", "http://127.0.0.1:9/", "--timeout", "5")
+    assert refused.returncode == 1 and "Mise à jour refusée" in refused.stderr, refused.stderr
+    assert vtes_update.current() is None
+
+
+def test_stored_lists_krcg_cannot_read_fall_back_to_the_bundled_ones(home: Path, server: str) -> None:
+    vtes_update.update(server)
+    folder = vtes_update.current()
+    assert folder is not None
+    (folder / "vteslib.csv").write_text('"Id","Name"\n"1","broken"\n', encoding="utf-8")
+    vtes.forget()
+    library = CardLibrary()
+    assert len(library.load("vtes")) > 4000 and library.get("vtes:109999") is None
+    (problem,) = library.load_problems("en")
+    assert "loaded only in part" in problem and "cards update" in problem, problem

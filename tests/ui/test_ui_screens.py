@@ -1,0 +1,344 @@
+"""The Card, Rules, Deck, Enroll and Settings screens in a real offscreen Kivy window, inside the
+app's own root (every registered screen, one shared Session), fed by the real card library,
+resolver and collection file (COMPANION_HOME is a private folder for the test session)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from companion.games.vtes import cards as _vtes
+from tests.ui_helpers import read_png
+
+# krcg 5 (Python 3.12+) ships Govern the Unaligned's official French text: a French screen shows it.
+OFFICIAL_FRENCH = _vtes.krcg_major() >= 5
+GOVERN_SHOWN = "Diriger les indécis" if OFFICIAL_FRENCH else "Govern the Unaligned"
+
+pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
+
+MINE = ("card", "rules", "deck", "enroll", "settings")
+ARTIFACTS = ["anneau-de-midas", "calice-de-vie", "dague-sacrificielle", "fouet-ardent", "pierre-philosophale",
+             "sirene", "dragon-de-feu", "dragon-des-vents"]
+
+
+@pytest.fixture(scope="module")
+def demo(window, tmp_path_factory):
+    from companion.ui.screenshots import Demo
+
+    demo = Demo(tmp_path_factory.mktemp("demo"))
+    window.add_widget(demo.root)
+    yield demo
+    window.remove_widget(demo.root)
+    demo.session.close()
+
+
+def frames(count: int = 4) -> None:
+    from kivy.base import EventLoop
+
+    for _ in range(count):
+        EventLoop.idle()
+
+
+def wait_for(condition, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        frames(1)
+        if condition():
+            return True
+        time.sleep(0.01)
+    return condition()
+
+
+def resize(window, width: int, height: int) -> None:
+    window.size = (width, height)
+    frames(6)
+    assert tuple(window.size) == (width, height)
+
+
+def assert_not_blank(path: Path) -> None:
+    pixels = read_png(path)
+    colours = pixels.colours(step=2)
+    assert len(colours) >= 12, f"{path.name}: only {len(colours)} colours"
+    assert colours.most_common(1)[0][1] / sum(colours.values()) < 0.95, f"{path.name}: one colour covers it"
+
+
+def assert_nothing_clipped(screen) -> None:
+    """Every text of the screen shown fits its label: no line wider, no texture taller or wider."""
+    from kivy.uix.label import Label
+
+    for widget in screen.walk(restrict=True):
+        if not isinstance(widget, Label) or not widget.text or widget.opacity == 0:
+            continue
+        width = widget.text_size[0] if widget.text_size[0] else widget.width
+        for line in widget._label._cached_lines:
+            assert line.w <= width + 1, f"{screen.name}: {widget.text[:30]!r} has a line {line.w}px in {width}px"
+        assert widget.texture_size[1] <= widget.height + 1, f"{screen.name}: {widget.text[:30]!r} cut at the bottom"
+        assert widget.texture_size[0] <= widget.width + 1, f"{screen.name}: {widget.text[:30]!r} cut on the right"
+        if _in_scroll_view(widget):
+            continue  # a scrolled row (the history) reaches past the edge on purpose
+        x, _y = widget.to_window(widget.x, widget.y)
+        assert x >= -1 and x + widget.width <= screen.get_root_window().width + 1, f"{widget.text[:30]!r} off screen"
+
+
+def _in_scroll_view(widget) -> bool:
+    from kivy.uix.scrollview import ScrollView
+
+    parent = widget.parent
+    while parent is not None and parent is not parent.parent:
+        if isinstance(parent, ScrollView):
+            return True
+        parent = parent.parent
+    return False
+
+
+def laid(ref: str | None = None, uid: str = "", seat: int = 1):
+    """A real scan: an NDEF Text record with the reference (or a bare UID) through the resolver."""
+    from companion.readers.events import TagEvent
+    from companion.readers.simulator import fake_uid, text_ndef
+    from companion.tags.collection import load_uid_map
+    from companion.tags.resolve import Resolver
+
+    if ref is not None:
+        event = TagEvent("laid", reader="sim", seat=seat, uid=fake_uid(ref), ndef=text_ndef(ref))
+    else:
+        event = TagEvent("laid", reader="sim", seat=seat, uid=uid)
+    return Resolver(_library(), load_uid_map()).resolve(event)
+
+
+_LIBRARY = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _session_library(card_library) -> None:
+    _LIBRARY["lib"] = card_library  # the session's (conftest.py)
+
+
+def _library():
+    from companion.cards.library import CardLibrary
+
+    if "lib" not in _LIBRARY:
+        _LIBRARY["lib"] = CardLibrary()
+    return _LIBRARY["lib"]
+
+
+# --- every screen of mine, at each size -------------------------------------------------------------
+@pytest.mark.parametrize("size", [(800, 480), (1280, 800), (480, 800)])
+def test_each_screen_renders_whole_at(size, window, demo, tmp_path):
+    resize(window, *size)
+    demo.set_game("vtes")
+    for name in MINE:
+        demo.root.show(name)
+        frames(6)
+        screen = demo.root.get_screen(name)
+        path = Path(window.screenshot(name=str(tmp_path / f"{name}.png")))
+        assert path.is_file()
+        pixels = read_png(path)
+        assert (pixels.width, pixels.height) == size
+        assert_not_blank(path)
+        assert_nothing_clipped(screen)
+    deck = demo.root.get_screen("deck")
+    assert deck.summary.startswith("Crypte : 3 · Bibliothèque : 7"), deck.summary
+    assert not any("Error" in p for p in deck.report.problems), deck.report.problems  # checks never race
+    card = demo.root.get_screen("card")
+    assert card.title == GOVERN_SHOWN and ("Coût", "1 sang") in card.fields
+    assert "Dominate" in card.keywords or "Domination" in card.keywords  # "dom" explained from the glossary
+    assert [s.card.name for s in card.history][:2] == ["Govern the Unaligned", "Anson (G1)"]
+
+
+def test_card_history_tap_shows_a_card_again(window, demo):
+    resize(window, 800, 480)
+    demo.set_game("vtes")
+    card = demo.root.get_screen("card")
+    demo.root.show("card")
+    frames()
+    buttons = list(reversed(card.ids.history_row.children))  # left to right
+    assert [b.text for b in buttons][:3] == ["Govern the Unaligned", "Anson (G1)", "Deflection"]
+    buttons[2].dispatch("on_release")
+    frames()
+    assert card.title == "Deflection" and card.mode == "card"
+    assert [s.card.name for s in card.history][0] == "Govern the Unaligned"  # tapping does not reorder
+
+
+def test_types_and_costs_follow_the_language(window, demo):
+    from companion import i18n
+
+    card = demo.root.get_screen("card")
+    try:
+        i18n.set_language("en")
+        card.show_scan(laid("vtes:100845"), remember=False)
+        assert ("Cost", "1 blood") in card.fields
+        card.show_scan(laid("ascension:apprenti"), remember=False)
+        assert ("Type", "Starting card") in card.fields
+    finally:
+        i18n.set_language("fr")
+    card.show_scan(laid("ascension:apprenti"), remember=False)
+    assert ("Type", "Carte de départ") in card.fields
+
+
+# --- Rules: search as you type ------------------------------------------------------------------------
+def test_rules_search_as_you_type_finds_a_misspelled_glossary_entry(window, demo):
+    from companion.cards.gamedata import GlossaryEntry
+
+    resize(window, 800, 480)
+    demo.set_game("vtes")
+    rules = demo.root.get_screen("rules")
+    demo.root.show("rules")
+    search = rules.ids.search
+    search.text = ""
+    frames()
+    assert rules.results and rules.status.startswith("Sommaire")  # no query: the contents
+    search.focus = True
+    for ch in "sagnee":  # "saignée" with a letter missing and no accent
+        search.insert_text(ch)
+        frames(1)
+    assert wait_for(lambda: rules.query == "sagnee" and rules.results
+                    and isinstance(rules.results[0], GlossaryEntry) and rules.results[0].id == "bleed")
+    first = list(reversed(rules.ids.results.children))[0]
+    assert "Saign" in first.text
+    first.dispatch("on_release")
+    frames()
+    assert "Saign" in rules.reading_title and len(rules.reading_text) > 40
+    assert rules.ids.reading_text_label.text == rules.reading_text
+    rules.ids.back_button.dispatch("on_release")
+    assert rules.reading_title == ""
+
+
+# --- Enroll: an unknown tag, picked by search, bound, then known ---------------------------------------
+def test_unknown_tag_is_picked_bound_and_then_known(window, demo):
+    from companion.tags.collection import collection_path, load_uid_map
+
+    resize(window, 800, 480)
+    demo.set_game("vtes")
+    uid = "04E1A2B3C4D5%02X" % (int(time.time()) % 256)
+    scan = laid(uid=uid)
+    assert scan.status == "unknown"
+    demo.session.add_scan(scan)  # as the app does; the Enroll screen takes every unknown tag
+    demo.root.show("enroll")
+    enroll = demo.root.get_screen("enroll")
+    frames()
+    assert enroll.mode == "pick" and enroll.uid == uid
+    enroll.ids.search.text = "govern the unalined"  # typed with a typo
+    assert wait_for(lambda: enroll.results and enroll.results[0].ref == "vtes:100845")
+    list(reversed(enroll.ids.results.children))[0].dispatch("on_release")
+    frames()
+    assert enroll.mode == "chosen" and enroll.chosen_name == "Govern the Unaligned"
+    assert "ne sait pas écrire" in enroll.notice  # the simulator cannot write: bind is offered
+    enroll.ids.bind_button.dispatch("on_release")
+    frames()
+    assert enroll.mode == "done"
+    assert demo.root.current == "card" and demo.root.get_screen("card").title == GOVERN_SHOWN
+    assert load_uid_map()[uid] == "vtes:100845"
+    assert uid in collection_path().read_text(encoding="utf-8")
+    again = laid(uid=uid)  # the same tag laid again: the real resolver over the collection file
+    assert again.status == "card" and again.card.name == "Govern the Unaligned"
+
+
+def test_a_whole_deck_is_tagged_card_after_card(window, demo):
+    from companion.tags.collection import load_uid_map
+
+    resize(window, 800, 480)
+    library = _library()
+    enroll = demo.root.get_screen("enroll")
+    cards = [(library.get("res-arcana:sirene"), 2), (library.get("res-arcana:calice-de-vie"), 1)]
+    enroll.start_deck("res-arcana", cards)
+    demo.root.show("enroll")
+    frames()
+    assert enroll.takes_scans and enroll.deck_card == "Sirène"
+    assert enroll.ids.deck_count_label.text == "1 / 3"
+    stamp = int(time.time()) % 256
+    uids = [f"04D0{i:02X}{stamp:02X}00AABB" for i in range(3)]
+    enroll.take_scan(laid(uid=uids[0]))
+    frames()
+    assert enroll.ids.deck_count_label.text == "2 / 3" and enroll.deck_card == "Sirène"
+    enroll.take_scan(laid(uid=uids[0]))  # the same sticker again is refused
+    assert "déjà" in enroll.notice and enroll.deck_done == 1
+    enroll.take_scan(laid(uid=uids[1]))
+    enroll.take_scan(laid(uid=uids[2]))
+    assert enroll.mode == "done" and "3 cartes" in enroll.notice
+    mapping = load_uid_map()
+    assert [mapping[u] for u in uids] == ["res-arcana:sirene", "res-arcana:sirene", "res-arcana:calice-de-vie"]
+
+
+# --- Deck: scans update the counts and the verdict ------------------------------------------------------
+def test_scanning_a_deck_updates_counts_and_legality(window, demo, tmp_path):
+    resize(window, 800, 480)
+    demo.set_game("res-arcana")
+    deck = demo.root.get_screen("deck")
+    demo.root.show("deck")
+    deck.clear()
+    deck.wait_checked()
+    assert deck.summary.startswith("Posez")
+    for ref in ARTIFACTS[:7]:
+        demo.session.add_scan(laid(f"res-arcana:{ref}"))  # the deck screen is shown: the scan is its
+        assert deck.wait_checked()
+    frames()
+    assert deck.summary.startswith("Total : 7") and deck.verdict == "Paquet non valide"
+    assert "7 artefacts, il en faut 8" in deck.problems
+    assert deck.ids.verdict_label.text == "Paquet non valide"
+    demo.session.add_scan(laid(f"res-arcana:{ARTIFACTS[7]}"))
+    assert deck.wait_checked()
+    frames()
+    assert deck.summary.startswith("Total : 8") and deck.verdict == "Paquet valide" and deck.problems == ""
+    # Against a list: one card of the list was not laid, one laid is not in it.
+    listing = tmp_path / "mon-paquet.txt"
+    names = [_library().get(f"res-arcana:{r}").name for r in ARTIFACTS[1:]] + ["Statue Sacrée"]
+    listing.write_text("\n".join(f"1 {n}" for n in names) + "\n", encoding="utf-8")
+    assert deck.load_list(listing)
+    assert deck.wait_checked()
+    assert deck.progress == "7 / 8"
+    assert "Manquantes" in deck.comparison and "Statue Sacrée" in deck.comparison
+    assert "En trop" in deck.comparison and "Anneau de Midas" in deck.comparison
+    deck.remove_last()
+    assert deck.wait_checked()
+    assert deck.summary.startswith("Total : 7")
+    # A list that cannot be read is said, and the deck laid so far stays.
+    assert not deck.load_list(tmp_path / "absent.txt")
+    assert "Impossible de lire absent.txt" in deck.notice and len(deck.scanned) == 7
+
+
+# --- Settings: the Kivy panel over the config, applied live -----------------------------------------------
+def test_settings_panel_applies_text_size_and_palette_live(window, demo):
+    from kivy.uix.settings import SettingOptions
+
+    from companion.ui.theme import DEFAULT_PALETTE, theme
+
+    resize(window, 800, 480)
+    demo.root.show("settings")
+    frames()
+    screen = demo.root.get_screen("settings")
+    keys = {(w.section, w.key) for w in screen.walk(restrict=True) if hasattr(w, "key") and hasattr(w, "section")}
+    assert {("display", "text_scale"), ("display", "palette"), ("display", "language"), ("voice", "rate"),
+            ("voice", "verbosity"), ("voice", "backend"), ("voice", "voice"), ("readers", "paths")} <= keys
+    options = {w.key: w for w in screen.walk(restrict=True) if isinstance(w, SettingOptions)}
+    try:
+        options["text_scale"].value = "1.5"
+        frames()
+        assert theme.text_scale == 1.5 and screen.config.get("display", "text_scale") == "1.5"
+        options["palette"].value = "contrast-light"
+        frames()
+        assert theme.palette == "contrast-light"
+    finally:
+        theme.text_scale = 1.0
+        theme.use_palette(DEFAULT_PALETTE)
+
+
+# --- the command -----------------------------------------------------------------------------------------
+def test_screenshots_command_renders_every_screen_of_every_game(window, tmp_path):
+    import subprocess
+    import sys
+
+    from companion.registry import ids
+
+    GAMES = ids()
+    from companion.ui.app import SCREENS
+
+    root = Path(__file__).resolve().parents[2]
+    command = [sys.executable, "-m", "companion", "screenshots", "--out", str(tmp_path), "--size", "800x480"]
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=110)
+    assert done.returncode == 0, done.stderr[-2000:]
+    expected = {f"{spec.name}-{game}-800x480.png" for spec in SCREENS for game in GAMES}
+    assert {p.name for p in tmp_path.glob("*.png")} == expected
+    for name in ("card-rise-800x480.png", "deck-vtes-800x480.png", "table-astral-800x480.png"):
+        assert_not_blank(tmp_path / name)

@@ -1,0 +1,145 @@
+"""Search finds cards by misspelled, accent-less and English names; filters narrow it."""
+
+import json
+import random
+import sqlite3
+import string
+from pathlib import Path
+
+import pytest
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+from companion.cards import catalog
+from companion.cards import index as card_index
+from companion.cards.catalog import Catalog
+from companion.cards.library import CardLibrary
+from companion.cards.search import SearchIndex, max_edits, normalize
+from companion.games.vtes import cards as vtes
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "cardmap"
+
+
+@pytest.fixture(scope="module")
+def index() -> SearchIndex:
+    fixture = catalog.build(FIXTURE, overlay=FIXTURE / "none", with_sources=False)
+    cards = list(vtes.iter_cards()) + list(fixture.cards["res-arcana"].values())
+    assert len(cards) > 4000
+    return SearchIndex(cards)
+
+
+def first(index: SearchIndex, query: str, **kw) -> str:
+    hits = index.search(query, **kw)
+    assert hits, f"nothing found for {query!r}"
+    return hits[0].card.ref
+
+
+def test_normalize() -> None:
+    assert normalize("Sérénité, l'Œil!") == "serenite l oeil"
+
+
+@pytest.mark.parametrize("query", [
+    "Govern the Unaligned", "govern the unaligned", "govrn the unalligned", "GOVERN", "gouvern unaligned",
+])
+def test_exact_misspelled_and_prefix(index: SearchIndex, query: str) -> None:
+    assert first(index, query, game="vtes") == "vtes:100845"
+
+
+def test_two_edits_but_not_three(index: SearchIndex) -> None:
+    assert first(index, "deflektoin", game="vtes") == "vtes:100518"  # two edits
+    assert all(h.card.ref != "vtes:100518" for h in index.search("dxflxktoin", game="vtes"))
+
+
+def test_accentless_and_english_names(index: SearchIndex) -> None:
+    assert first(index, "dragon de feu") == "res-arcana:dragon-de-feu"
+    assert first(index, "Fire Dragon") == "res-arcana:dragon-de-feu"
+    assert first(index, "sebastien goulet", game="vtes").startswith("vtes:")
+    assert "Sébastien" in index.search("sebastien goulet", game="vtes")[0].card.name
+
+
+def test_text_match_ranks_below_name_match(index: SearchIndex) -> None:
+    hits = index.search("majesty", game="vtes", limit=5)
+    assert hits[0].card.name == "Majesty" and hits[0].where == "name"
+
+
+def test_filters(index: SearchIndex) -> None:
+    hits = index.search("", game="vtes", clan="Toreador", type="vampire", limit=500)
+    assert hits and all("Toreador" in h.card.extra["clans"] for h in hits)
+    assert all(h.card.game == "res-arcana" for h in index.search("dragon", game="res-arcana"))
+    costed = index.search("govern", game="vtes", cost=1)
+    assert costed and costed[0].card.ref == "vtes:100845"
+    assert not index.search("govern the unaligned", game="vtes", cost=3)
+
+
+def test_nonsense_finds_nothing(index: SearchIndex) -> None:
+    assert index.search("qqqqzzzz") == []
+    assert index.search("   ") == []
+
+
+def _typo(rnd: random.Random, word: str) -> str:
+    chars = list(word)
+    for _ in range(rnd.choice((1, 2, 2, 3))):
+        i = rnd.randrange(len(chars))
+        op = rnd.choice("dist")
+        if op == "d" and len(chars) > 1:
+            del chars[i]
+        elif op == "i":
+            chars.insert(i, rnd.choice(string.ascii_lowercase))
+        elif op == "s":
+            chars[i] = rnd.choice(string.ascii_lowercase)
+        elif i + 1 < len(chars):
+            chars[i], chars[i + 1] = chars[i + 1], chars[i]
+    return "".join(chars)
+
+
+def test_deletion_index_finds_what_a_full_scan_finds(index: SearchIndex) -> None:
+    """The typo candidates come from a few lookups in the deletion index; they must be exactly
+    the name words a scan of the whole vocabulary with rapidfuzz finds within the allowed edits."""
+    words = index._index._name_words
+    rnd = random.Random(25)
+    queries = [_typo(rnd, w) for w in rnd.sample([w for w in words if len(w) >= 4], 400)]
+    queries += rnd.sample(words, 300) + rnd.sample(index._index._text_words, 300)  # known: found once, built in
+    for query in queries + ["deflektoin", "govrn", "unalligned", "ansn"]:
+        edits = max_edits(query)
+        scan = {w for w, dist, _ in process.extract(query, words, scorer=OSA.distance, score_cutoff=edits,
+                                                      limit=None) if dist} if edits else set()
+        found = {w for near in index._index._near(query, edits) for w in near} if edits else set()
+        assert found == scan, query
+
+
+def test_state_from_the_cache_searches_the_same(index: SearchIndex) -> None:
+    cards = index._cards
+    restored = SearchIndex(cards, state=json.loads(json.dumps(index.state())))
+    rnd = random.Random(5)
+    queries = ["govrn the unalligned", "deflektoin", "dragon de feu", "Fire Dragon", "majesty", "bleed",
+               "the rack", "sebastien goulet", "qqqqzzzz"]
+    queries += [_typo(rnd, c.name) for c in rnd.sample(cards, 50)]
+    for query in queries:
+        for filters in ({}, {"game": "vtes"}, {"game": "vtes", "type": "vampire"}, {"cost": 1}):
+            assert ([(h.card.ref, h.score, h.where) for h in restored.search(query, **filters)]
+                    == [(h.card.ref, h.score, h.where) for h in index.search(query, **filters)]), (query, filters)
+
+
+def test_state_for_other_cards_is_refused(index: SearchIndex) -> None:
+    state = index.state()
+    with pytest.raises(ValueError):
+        SearchIndex(index._cards[1:], state=state)
+
+
+def test_the_card_index_keeps_the_search_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search's words and typo forms are built with the card index and read back by the
+    first search of a warm start; a damaged copy is computed again, with the same hits."""
+    monkeypatch.setenv("COMPANION_HOME", str(tmp_path / "home"))
+    card_index.load()
+    warm, rebuilt = card_index.load()
+    assert not rebuilt
+    state = card_index.read_search(warm)
+    assert state is not None and state["refs"] == [c.ref for c in card_index.all_cards(warm)]
+    stored = CardLibrary(warm)
+    hits = [(h.card.ref, h.score) for h in stored.search("govrn the unalligned", game="vtes")]
+    assert hits[0][0] == "vtes:100845"
+    assert card_index.read_search(Catalog()) is None  # a catalog that did not come from the index
+    with sqlite3.connect(card_index.index_path()) as db:
+        db.execute("UPDATE search SET data = ?", (json.dumps({"format": 1, "refs": ["vtes:1"]}),))
+    damaged = CardLibrary(warm)
+    assert [(h.card.ref, h.score) for h in damaged.search("govrn the unalligned", game="vtes")] == hits

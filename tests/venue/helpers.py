@@ -1,0 +1,124 @@
+"""Shared pieces of the venue tests: a real Mosquitto on a free loopback port, with password and
+ACL files written in a temporary folder, stopped by its PID."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from companion.venue.broker import Broker, BrokerMissing, find_mosquitto
+
+EVENT = "test-night"
+ROOT = Path(__file__).resolve().parents[2]  # the worktree: child processes import this code
+
+
+def _have_mosquitto() -> bool:
+    try:
+        find_mosquitto()
+        return True
+    except BrokerMissing:
+        return False
+
+
+needs_mosquitto = pytest.mark.skipif(not _have_mosquitto(), reason="Debian package mosquitto not installed")
+
+
+@pytest.fixture
+def broker(tmp_path) -> Iterator[Broker]:
+    b = Broker(tmp_path / "broker", EVENT, tables=12)
+    b.start()
+    try:
+        yield b
+    finally:
+        b.stop()
+
+
+def run(coro, timeout: float = 60.0):
+    """Run a coroutine to its end on a fresh event loop (the tests are synchronous)."""
+    return asyncio.run(asyncio.wait_for(coro, timeout))
+
+
+def wait_for(check, timeout: float = 30.0, what: str = "") -> None:
+    """Poll until ``check()`` is true (the network is asynchronous); fail with ``what`` after ``timeout``."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if check():
+                return
+        except (KeyError, TypeError, IndexError):
+            pass  # what it looks at has not arrived yet
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {(what() if callable(what) else what) or check}")
+
+
+class FlakyProxy:
+    """Flaky Wi-Fi between tables and the broker: a TCP proxy on loopback that delays every chunk
+    and cuts each connection after a random while (a table's link must reconnect and resend)."""
+
+    def __init__(self, target_port: int, delay: float = 0.02, cut_after: tuple[float, float] = (0.3, 1.5),
+                 seed: int = 7) -> None:
+        import random
+        import threading
+
+        self.target_port = target_port
+        self.delay = delay
+        self.cut_after = cut_after
+        self.rng = random.Random(seed)
+        self.port = 0
+        self.cuts = 0
+        self.connections = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="flaky-proxy")
+
+    def start(self) -> FlakyProxy:
+        self._thread.start()
+        self._ready.wait(10)
+        return self
+
+    def _run(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        server = self._loop.run_until_complete(asyncio.start_server(self._client, "127.0.0.1", 0))
+        self.port = server.sockets[0].getsockname()[1]
+        self._server = server
+        self._ready.set()
+        self._loop.run_forever()
+        server.close()
+        self._loop.run_until_complete(server.wait_closed())
+        self._loop.close()
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            up_r, up_w = await asyncio.open_connection("127.0.0.1", self.target_port)
+        except OSError:
+            writer.close()
+            return
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            try:
+                while data := await src.read(4096):
+                    await asyncio.sleep(self.delay)
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, OSError):
+                pass
+
+        tasks = [asyncio.ensure_future(pipe(reader, up_w)), asyncio.ensure_future(pipe(up_r, writer))]
+        await asyncio.wait(tasks, timeout=self.rng.uniform(*self.cut_after), return_when=asyncio.FIRST_COMPLETED)
+        if not all(t.done() for t in tasks):
+            self.cuts += 1
+        for t in tasks:
+            t.cancel()
+        for w in (writer, up_w):
+            w.transport.abort()  # a cut, not a polite close
+
+    def stop(self) -> None:
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)

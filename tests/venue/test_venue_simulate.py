@@ -1,0 +1,68 @@
+"""A whole simulated event: 12 real tables (Sessions, journals, links) of 5, 2 rounds seated by
+krcg and a final, through a real Mosquitto and the hub; 60 players seated, played, validated and
+exported."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from companion.venue import export, scoring
+from companion.venue.simulate import Simulation
+from tests.venue.helpers import ROOT, needs_mosquitto
+
+pytestmark = [needs_mosquitto, pytest.mark.slow, pytest.mark.timeout(300)]
+
+
+def test_simulate_command_prints_the_final_standings_last():
+    env = dict(os.environ, PYTHONPATH=str(ROOT), COMPANION_LANG="fr")
+    done = subprocess.run([sys.executable, "-m", "companion", "venue", "--simulate", "12", "--rounds", "2", "--json"],
+                          capture_output=True, text=True, env=env, timeout=280)
+    assert done.returncode == 0, done.stderr
+    last = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (last["tables"], last["rounds"]) == (12, 2)
+    players = last["players"]
+    assert len(players) == 60 and set(players[0]) == {"name", "gw", "vp", "tp"}
+    assert len(last["final"]) == 5 and set(last["final"]) == {p["name"] for p in players[:5]}
+    # every table of every round counted once: 24 tables' TP (180 each) and at most 5 VP each
+    assert sum(p["tp"] for p in players) == pytest.approx(24 * 180)
+    assert sum(p["vp"] for p in players) <= 24 * 5
+    ranked = [(-p["gw"], -p["vp"], -p["tp"]) for p in players]
+    assert ranked == sorted(ranked)
+
+
+def test_sixty_players_seated_played_validated_and_exported(tmp_path):
+    sim = Simulation(12, tmp_path, seed=5, seat_iterations=3000).start()
+    try:
+        sim.play_round()
+        sim.play_round()
+        sim.play_round(final=True)
+        store = sim.store
+        r1, r2 = store.seating(1), store.seating(2)
+        assert [len(t) for t in r1] == [5] * 12 and sorted(sum(r2, [])) == sorted(sum(r1, []))
+        # VEKN R1: nobody is the same player's predator twice
+        prey = set()
+        for tables in (r1, r2):
+            for table in tables:
+                for i, p in enumerate(table):
+                    pair = (p, table[(i + 1) % len(table)])
+                    assert pair not in prey
+                    prey.add(pair)
+        assert all(r["status"] == "validated" and scoring.check_vtes(r["vp"]) is None for r in store.results())
+        assert len(store.results()) == 25
+        rows = list(csv.reader(io.StringIO(export.archon_csv(store))))
+        assert rows[0][:6] == export.ARCHON_COLUMNS and rows[0][6:] == [
+            "Round 1 table", "Round 1 VP", "Round 2 table", "Round 2 VP", "Final table", "Final VP"]
+        assert len(rows) == 61 and all(r[4].startswith("100") for r in rows[1:])
+        standings = list(csv.reader(io.StringIO(export.standings_csv(store))))
+        assert standings[0] == ["rank", "name", "vekn", "gw", "vp", "tp", "games"]
+        assert [r[1] for r in standings[1:6]] == scoring.finalists(store.standings())
+        assert ["final", "name", "vp"] in standings
+    finally:
+        sim.stop()
