@@ -208,7 +208,8 @@ class Runtime:
 
     def keys(self, navigator: Any = None, focus: Any = None) -> Keys:
         """The key controller over this session, for a front end's screens (``navigator``)."""
-        return Keys(SessionHost(self.session, navigator, self.call_judge), self.announcer, self.voice, lang=self.lang, focus=focus)
+        host = SessionHost(self.session, navigator, self.call_judge)
+        return Keys(host, self.announcer, self.voice, lang=self.lang, focus=focus)
 
     # -- speech ---------------------------------------------------------------------------
 
