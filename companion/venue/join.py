@@ -39,7 +39,7 @@ def install(url: str, table: int | None) -> VenueAddress:
     return address
 
 
-def join(runtime: Runtime, url: str, table: int | None = None, wait: float = JOIN_WAIT,
+def join(runtime: Runtime, url: str, table: int | None = None, wait: float | None = None,
          stop: threading.Event | None = None) -> TableLink:
     """Join a running Runtime to the venue at ``url`` (the enrolment ``venue --json`` prints for
     each table); blocks until the broker accepted it (call it from a worker).
@@ -50,7 +50,7 @@ def join(runtime: Runtime, url: str, table: int | None = None, wait: float = JOI
     if old is not None:  # joining again (another event, another table): leave the first one
         leave(runtime)
     link = attach(runtime, address)
-    deadline = time.monotonic() + wait
+    deadline = time.monotonic() + (JOIN_WAIT if wait is None else wait)
     while not link.connected and time.monotonic() < deadline and not (stop and stop.is_set()):
         time.sleep(0.05)
     if not link.connected:
