@@ -129,6 +129,11 @@ def test_a_table_joins_a_venue_from_the_window_and_calls_a_judge(window, tmp_pat
     w = Window(window, tmp_path)
     try:
         screen = w.app.root.get_screen("venue")
+        # before joining, the key A at the table says how to join
+        w.press("f3")
+        w.press("a")
+        assert w.runtime.voice.wait_idle(5)
+        assert w.said[-1].startswith("Cette table n'a rejoint aucun tournoi")
         # F10: the screen, said; Tab: the field, which takes the keyboard at once
         w.press("f10")
         assert w.app.root.current == "venue"
