@@ -404,7 +404,7 @@ class PhoneServer:
                 self.runtime.phones.detach(seat)  # the new game's phones join again, with the new codes
                 self._hop(self.feeds.cut_off, seat)
         # Taken now, in the thread that made the change: the revision and the state match.
-        self._hop(self.feeds.broadcast, {"type": "state", "table": public_table(self.runtime)})
+        self._hop(self.feeds.broadcast_state, public_table(self.runtime))
 
     def _on_result(self, result: Any) -> None:
         if not result.ok:

@@ -41,6 +41,7 @@ class Client:
     device: str = ""  # the digest of its token: the host may revoke this phone alone
     queue: asyncio.Queue = field(default_factory=asyncio.Queue)
     strikes: int = 0
+    actions: Any = None  # the seat's action list last sent on this socket (sent again only when it changes)
 
 
 class Feeds:
@@ -64,6 +65,30 @@ class Feeds:
         text = wire.dumps(message)
         for client in list(self.clients):
             self.send(client, text)
+
+    def broadcast_state(self, table: dict[str, Any] | None) -> None:
+        """The table's state to every socket, with only what changed of the action lists: a seat's
+        socket gets its own seat's list, and only when it differs from the one it last got (the
+        lists doubled every message, and the phones' latency with it); a spectator gets none."""
+        if table is None:
+            text = wire.dumps({"type": "state", "table": None})
+            for client in list(self.clients):
+                self.send(client, text)
+            return
+        menu = table.get("actions") or {}
+        base = {k: v for k, v in table.items() if k != "actions"}
+        plain = wire.dumps({"type": "state", "table": base})
+        with_actions: dict[int, str] = {}  # per seat, encoded once
+        for client in list(self.clients):
+            mine = menu.get(str(client.seat)) if client.seat is not None else None
+            if mine is None or mine == client.actions:
+                self.send(client, plain)
+                continue
+            client.actions = mine
+            if client.seat not in with_actions:
+                with_actions[client.seat] = wire.dumps(
+                    {"type": "state", "table": {**base, "actions": {str(client.seat): mine}}})
+            self.send(client, with_actions[client.seat])
 
     def to_seat(self, seat: int, message: dict[str, Any]) -> None:
         for client in list(self.clients):
@@ -112,6 +137,8 @@ class Sockets:
         try:
             # The current state at once, taken in the table's thread so no change slips in between.
             first = await server.on_table(server.hello, role, seat)
+            if seat is not None and first.get("table"):
+                client.actions = (first["table"].get("actions") or {}).get(str(seat))
             client.queue.put_nowait(wire.dumps({"type": "hello", **first}))
             async for msg in ws:
                 if not client.bucket.take() or (seat is not None and not server.bucket_of(seat).take()):

@@ -253,6 +253,8 @@
       renderLog();
     } else if (msg.type === "state") {
       if (msg.table && msg.table.revision < state.revision) return;
+      // The server sends this seat's action list only when it changed: keep the last one.
+      if (msg.table && !msg.table.actions && state.table) msg.table.actions = state.table.actions;
       state.table = msg.table; state.revision = msg.table ? msg.table.revision : -1;
       render();
     } else if (msg.type === "log" || msg.type === "read") {

@@ -1,0 +1,91 @@
+"""The phone server, continued (issue 23): what each socket is sent, names at the door, a card
+shown to the table, a flooder that reconnects. Real parts: the server in its thread, the core
+Runtime over a real journal, aiohttp's client as the phones."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from companion.play.runtime import Runtime
+from companion.web.server import PhoneServer
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def table(tmp_path: Path):
+    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+    runtime.load_cards()
+    assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok
+    server = PhoneServer(runtime, port=0)
+    server.start()
+    yield runtime, server
+    server.stop()
+    runtime.close()
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, 90))
+
+
+async def next_of(ws: aiohttp.ClientWebSocketResponse, kind: str, timeout: float = 10) -> dict:
+    while True:
+        msg = json.loads((await ws.receive(timeout=timeout)).data)
+        if msg["type"] == kind:
+            return msg
+
+
+def test_a_state_carries_only_the_seats_own_actions_and_only_when_they_change(table) -> None:
+    runtime, server = table
+    seats = server.invitations()["seats"]
+    ann, bob = seats[0]["token"], seats[1]["token"]
+
+    async def go() -> tuple[list[dict], list[dict], dict]:
+        async with aiohttp.ClientSession() as http:
+            wa = await http.ws_connect(f"{server.url}/ws?token={ann}")
+            wb = await http.ws_connect(f"{server.url}/ws?token={bob}")
+            hello = await next_of(wa, "hello")
+            await next_of(wb, "hello")
+            got_a, got_b = [], []
+            for ws, command in ((wa, "pool -1"), (wa, "pool -1"), (wb, "next"), (wb, "next"), (wb, "next"),
+                                (wb, "next"), (wa, "pool +1")):
+                await ws.send_str(json.dumps({"type": "command", "command": command}))
+                states, reply = [], None
+                while reply is None:  # the sender's reply; its state may come before or after
+                    msg = json.loads((await ws.receive(timeout=10)).data)
+                    if msg["type"] == "reply":
+                        reply = msg
+                    elif msg["type"] == "state":
+                        states.append(msg)
+                if not reply["ok"]:
+                    continue
+                if not states:
+                    states.append(await next_of(ws, "state"))
+                other = wb if ws is wa else wa
+                (got_a if ws is wa else got_b).append(states[0])
+                (got_b if ws is wa else got_a).append(await next_of(other, "state"))
+            return got_a, got_b, hello
+
+    got_a, got_b, hello = run(go())
+    assert hello["table"]["actions"]["1"]  # the whole list at once, when the phone (re)joins
+    for got, seat in ((got_a, "1"), (got_b, "2")):
+        last = None
+        for msg in got:
+            actions = msg["table"].get("actions")
+            if actions is not None:
+                assert set(actions) == {seat}  # never another seat's list
+                assert actions[seat] != last  # sent again only when it changed
+                last = actions[seat]
+        assert any("actions" not in msg["table"] for msg in got)  # a pool change leaves them as they were
+    # What a phone keeps (its last list) is what the table says now: the turn passed, and its
+    # list changed with it.
+    final = server.public_table()["actions"]
+    for got, seat, start in ((got_a, "1", hello["table"]["actions"]["1"]), (got_b, "2", None)):
+        kept = next((m["table"]["actions"][seat] for m in reversed(got) if "actions" in m["table"]), start)
+        assert kept == final[seat]
+    assert any("actions" in m["table"] for m in got_a + got_b)
