@@ -89,3 +89,17 @@ def test_a_state_carries_only_the_seats_own_actions_and_only_when_they_change(ta
         kept = next((m["table"]["actions"][seat] for m in reversed(got) if "actions" in m["table"]), start)
         assert kept == final[seat]
     assert any("actions" in m["table"] for m in got_a + got_b)
+
+
+def test_a_name_with_a_lone_surrogate_is_refused_in_words_and_the_journal_goes_on(tmp_path: Path) -> None:
+    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+    try:
+        result = runtime.session.new_game("vtes", ["Ann", "Bo\ud800b"], seed=1)
+        assert not result.ok
+        said = " ".join(result.lines("fr"))
+        assert "illisible" in said and "Bo?b" in said
+        assert "unreadable" in " ".join(result.lines("en"))
+        assert runtime.session.game is None  # nothing was started, nothing written
+        assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok  # the journal goes on
+    finally:
+        runtime.close()
