@@ -1,0 +1,74 @@
+"""The phone page in Debian's Chromium through Playwright, continued (issue 23): a card whose cost
+is essences of the player's choice, confirmed from the phone; the page over HTTPS (wss)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from companion.play.runtime import Runtime
+from companion.readers.events import TagEvent
+from companion.tags.records import encode_ref
+from companion.web.server import PhoneServer
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync"]
+WAIT = 15_000  # ms, for any one thing the page must show
+
+pytestmark = [pytest.mark.timeout(180), pytest.mark.slow,
+              pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium: deploy/system-packages.sh installs it")]
+playwright = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+def test_a_card_paid_in_essences_of_your_choice_is_chosen_and_applied_on_the_phone(browser, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+    runtime.load_cards()
+    assert runtime.session.new_game("res-arcana", ["Ann", "Bob"], seed=1).ok
+    server = PhoneServer(runtime, port=0)
+    server.start()
+    context = None
+    try:
+        game = runtime.session.game
+        assert runtime.session.apply("next").ok  # from collection to the actions phase
+        me = game.state["active"] + 1  # the seat whose turn it is plays the card
+        assert runtime.session.apply(f"essence {me} mort +2").ok
+        dead = game.state["seats"][me - 1]["c"]["mort"]
+        seat = server.invitations()["seats"][me - 1]
+        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="fr")
+        page = context.new_page()
+        page.set_default_timeout(WAIT)
+        page.goto(seat["join"])
+        expect(page.locator("#title")).to_contain_text(seat["name"])
+        # Arbre de vie: 2 essences of your choice, read on this seat's reader, so asked on its phone.
+        scan = runtime.scans.resolve(TagEvent("laid", reader="sim", uid="04A1",
+                                              ndef=encode_ref("res-arcana:arbre-de-vie"), seat=me))
+        runtime.lay(scan)
+        expect(page.locator("#proposal")).to_be_visible()
+        expect(page.locator("#proposal-ask")).to_contain_text("2 essences")
+        choices = page.locator("#proposal-choices button")
+        expect(choices).to_have_count(5)  # mort, sérénité, vie, vigueur, or: the table screen's row
+        death = page.locator("#proposal-choices button[data-essence=mort]")
+        death.click()
+        death.click()
+        expect(page.locator("#proposal-chosen")).to_contain_text("Mort, Mort")
+        page.locator("#proposal-ok").click()
+        expect(page.locator("#proposal")).to_be_hidden()
+        expect(page.locator("#refusal")).to_be_empty()
+        assert runtime.session.game.state["seats"][me - 1]["c"]["mort"] == dead - 2  # paid what was chosen
+    finally:
+        if context is not None:
+            context.close()
+        server.stop()
+        runtime.close()
