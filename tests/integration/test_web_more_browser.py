@@ -72,3 +72,41 @@ def test_a_card_paid_in_essences_of_your_choice_is_chosen_and_applied_on_the_pho
             context.close()
         server.stop()
         runtime.close()
+
+
+def test_the_seat_page_over_https_in_chromium_gets_its_feed_by_wss(browser, tmp_path: Path) -> None:
+    """``--cert``/``--key`` as a venue would serve them (here a throwaway CA's, by trustme):
+    Chromium loads the page over https and its socket is wss (a mixed ws:// would be blocked)."""
+    import ssl
+
+    from playwright.sync_api import expect
+
+    trustme = pytest.importorskip("trustme")
+    ca = trustme.CA()
+    cert = ca.issue_cert("127.0.0.1", "localhost")
+    context_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    cert.configure_cert(context_tls)
+    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+    runtime.load_cards()
+    assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok
+    server = PhoneServer(runtime, port=0, ssl_context=context_tls)
+    server.start()
+    context = None
+    try:
+        seat = server.invitations()["seats"][0]
+        assert seat["join"].startswith("https://127.0.0.1:")
+        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="fr", ignore_https_errors=True)
+        page = context.new_page()
+        page.set_default_timeout(WAIT)
+        sockets = []
+        page.on("websocket", lambda ws: sockets.append(ws.url))
+        page.goto(seat["join"])
+        expect(page.locator("#title")).to_contain_text("Ann")  # the hello, by the socket
+        assert sockets and all(url.startswith("wss://127.0.0.1:") for url in sockets)
+        assert runtime.session.apply("pool 1 -1").ok  # a change at the table reaches the page
+        expect(page.locator("#log-list")).to_contain_text("maintenant 29", timeout=WAIT)
+    finally:
+        if context is not None:
+            context.close()
+        server.stop()
+        runtime.close()
