@@ -21,7 +21,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from companion.i18n import t
 from companion.web import wire
-from companion.web.access import Bucket
+from companion.web.access import Budget, Budgets
 
 log = logging.getLogger(__name__)
 
@@ -37,10 +37,9 @@ LANGS = ("fr", "en")
 class Client:
     ws: web.WebSocketResponse
     seat: int | None  # None: a spectator
-    bucket: Bucket
+    budget: Budget  # remembered per address and token: reconnecting does not refill it
     device: str = ""  # the digest of its token: the host may revoke this phone alone
     queue: asyncio.Queue = field(default_factory=asyncio.Queue)
-    strikes: int = 0
     actions: Any = None  # the seat's action list last sent on this socket (sent again only when it changes)
 
 
@@ -119,6 +118,7 @@ class Sockets:
     def __init__(self, server: Any) -> None:  # the PhoneServer (it imports this module)
         self.server = server
         self.feeds = server.feeds
+        self.budgets = Budgets(server.rate, server.burst)
 
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         server = self.server
@@ -129,7 +129,7 @@ class Sockets:
         # short close handshake: a flooder being shown the door is not waited for.
         ws = web.WebSocketResponse(heartbeat=20, max_msg_size=MAX_MESSAGE, compress=False, timeout=CLOSE_TIMEOUT)
         await ws.prepare(request)
-        client = Client(ws, seat, Bucket(server.rate, server.burst), device)
+        client = Client(ws, seat, self.budgets.of(request.remote or "", device), device)
         self.feeds.clients.add(client)
         if seat is not None:
             server.runtime.phones.attach(seat)  # from now on its reader's cards are its own
@@ -141,9 +141,10 @@ class Sockets:
                 client.actions = (first["table"].get("actions") or {}).get(str(seat))
             client.queue.put_nowait(wire.dumps({"type": "hello", **first}))
             async for msg in ws:
-                if not client.bucket.take() or (seat is not None and not server.bucket_of(seat).take()):
-                    client.strikes += 1
-                    if client.strikes >= STRIKES:  # still flooding after being told: gone
+                budget = client.budget
+                if not budget.bucket.take() or (seat is not None and not server.bucket_of(seat).take()):
+                    budget.strikes += 1
+                    if budget.strikes >= STRIKES:  # still flooding after being told: gone
                         self.feeds.clients.discard(client)
                         await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"too many messages")
                         if request.transport is not None:

@@ -103,3 +103,67 @@ def test_a_name_with_a_lone_surrogate_is_refused_in_words_and_the_journal_goes_o
         assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok  # the journal goes on
     finally:
         runtime.close()
+
+
+def test_a_flooder_that_reconnects_finds_its_budget_spent_and_an_honest_phone_keeps_its_feed(tmp_path: Path) -> None:
+    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+    assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok
+    server = PhoneServer(runtime, port=0, rate=1, burst=20)
+    server.start()
+    inv = server.invitations()
+    ann, spectator = inv["seats"][0]["token"], inv["spectator"].split("#t=")[1]
+
+    async def closed_within(http: aiohttp.ClientSession, messages: int) -> bool:
+        """A socket with the spectator token sends junk; True if the server closes it in time."""
+        ws = await http.ws_connect(f"{server.url}/ws?token={spectator}")
+        await next_of(ws, "hello")
+        try:
+            for _ in range(messages):
+                await ws.send_str("junk")
+        except (ConnectionError, RuntimeError):
+            return True
+        while True:
+            try:
+                msg = await ws.receive(timeout=5)
+            except TimeoutError:
+                await ws.close()
+                return False
+            if msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.ERROR):
+                return True
+
+    async def go() -> tuple[bool, bool, dict, dict]:
+        async with aiohttp.ClientSession() as http:
+            wa = await http.ws_connect(f"{server.url}/ws?token={ann}")  # the honest phone, same address
+            await next_of(wa, "hello")
+            first = await closed_within(http, 200)  # burst 20 + 50 strikes: shown the door
+            # Back at once: 40 messages are fewer than a fresh burst and its strikes, but its
+            # budget was kept for its address and token.
+            again = await closed_within(http, 40)
+            await wa.send_str(json.dumps({"type": "command", "command": "pool -1"}))
+            got: dict[str, dict] = {}
+            while len(got) < 2:  # its reply and the new state, in either order
+                msg = json.loads((await wa.receive(timeout=10)).data)
+                if msg["type"] in ("reply", "state"):
+                    got[msg["type"]] = msg
+            return first, again, got["reply"], got["state"]
+
+    try:
+        first, again, reply, state = run(go())
+        assert first and again
+        assert reply["ok"] and state["table"]["seats"][0]["counters"]["pool"] == 29
+    finally:
+        server.stop()
+        runtime.close()
+
+
+def test_the_remembered_budgets_are_bounded() -> None:
+    from companion.web.access import Budgets
+
+    budgets = Budgets(rate=1, burst=2, kept=3)
+    spent = budgets.of("10.0.0.1", "a")
+    spent.strikes = 7
+    for n in range(10):
+        budgets.of(f"10.0.0.{n + 2}", "b")
+    assert len(budgets) == 3  # a guest making up addresses cannot fill the memory
+    assert budgets.of("10.0.0.1", "a").strikes == 0  # the oldest was forgotten
+    assert budgets.of("10.0.0.11", "b") is budgets.of("10.0.0.11", "b")
