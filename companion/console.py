@@ -34,7 +34,7 @@ from companion.play.announcer import ear
 from companion.play.key_hosts import TableOnly
 from companion.play.keynames import keypad_keys
 from companion.play.runtime import Runtime
-from companion.play.talk import Talk
+from companion.play.talk import Talk, alias_of, suggestion, talk_words
 from companion.readers.events import TagEvent
 from companion.speech.speaker import Priority
 from companion.tags.resolve import Scan, scan_line
@@ -71,6 +71,7 @@ class Console:
         self.events: queue.Queue[Any] = queue.Queue()
         self.quitting = False
         self.waiting_scan = False  # a card typed is on its way from the simulated reader
+        self.suggested: str | None = None  # the line a typo was close to, applied by Enter
         # A script read aloud waits for each answer to be said before the next line, as a
         # listening player does; otherwise each answer would cut the one before short.
         self.paced = False
@@ -78,6 +79,8 @@ class Console:
         runtime.scans.news = self.events.put
         self.keys = runtime.keys(TableOnly(on_quit=self.quit))
         self.talk = Talk(self.session, runtime.announcer, runtime.voice, runtime.library)
+        self.talk.start_game = lambda game, names: open_game(runtime, lambda: self.session.new_game(
+            game, names, source="key"))
         # Prompts, readings and help said by the keys are written too (a braille display, a
         # screen reader); the table's results are written from the results themselves.
         runtime.announcer.echo = self._write_lines
@@ -117,14 +120,22 @@ class Console:
     def command(self, line: str) -> None:
         """A line typed by the user: see the module's docstring."""
         text = line.strip()
+        if text.startswith("#"):
+            return  # a script's note, not something to play
+        suggested, self.suggested = self.suggested, None
+        if suggested is not None and (not text or text.lower() in CONFIRM_WORDS):
+            text = suggested  # Enter (or ok) on "vouliez-vous dire suivant ?" applies it
         if not text:
             return
         if text.lower() in QUIT_WORDS:
             self.quit()
             return
         if self.session.game is None:
-            if not self._lay(text):
-                self._status(t("console.not_a_card", text=text))
+            if self.talk.handle(text) or self._lay(text) or self._suggest(text) or self._lay(text, forgiving=True):
+                return
+            self._status(t("console.not_a_card", self.runtime.lang, text=text))
+            self.runtime.announcer.say(t("console.not_a_card", self.runtime.lang, text=text), Priority.ERROR, True,
+                                       echo=False)
             return
         try:
             words = text.split()
@@ -146,18 +157,51 @@ class Console:
                 for key in keys:
                     self.keys.press(key)
                 return
-            if not self._is_command(text) and self._lay(text):
-                return
+            if not self._is_command(text):
+                alias = alias_of(text)  # the player's own words: "fin de tour", "pile ou face"
+                if alias is not None and self._is_command(alias):
+                    text = alias
+                elif self._lay(text) or self._suggest(text) or self._lay(text, forgiving=True):
+                    return
             self.session.apply(text, source="key")  # durable in the journal before it is said
         finally:
             self.keys.reset()  # a keypad slash or an amount asked never waits for the next line
 
-    def _lay(self, text: str) -> bool:
+    def _lay(self, text: str, forgiving: bool = False) -> bool:
         """Lay a typed card on the simulated reader; the lines after it wait for its scan, so a
-        script's ``ok`` answers the proposal of the card laid just before it."""
-        laid = self.runtime.scans.lay_typed(text)
+        script's ``ok`` answers the proposal of the card laid just before it. ``forgiving``: a
+        name with typos, as ``play`` takes it."""
+        game = self.session.game.data.id if self.session.game is not None else None
+        laid = self.runtime.scans.lay_typed(text, game=game, forgiving=forgiving)
         self.waiting_scan = self.waiting_scan or laid
         return laid
+
+    def _command_words(self) -> set[str]:
+        """Every word a line may start with: the game's verbs and counters, the words to the
+        companion, the player's own words, quitting."""
+        from companion.table.data import fold
+
+        known = {fold(w) for w in (*QUIT_WORDS, *talk_words())}
+        game = self.session.game
+        if game is not None:
+            try:
+                known |= set(self.session.parser("key").verbs)
+            except Exception:
+                pass
+            for cid, counter in {**game.data.counters, **game.data.shared}.items():
+                known |= {fold(cid), *(fold(x) for x in (counter.group, counter.key) if x)}
+        return {w for w in known if w.isalpha()}
+
+    def _suggest(self, text: str) -> bool:
+        """A first word close to a command word: say which, and let Enter apply it."""
+        hit = suggestion(text, self._command_words())
+        if hit is None:
+            return False
+        word, fixed = hit
+        self.suggested = " ".join([fixed, *text.split()[1:]])
+        self.runtime.announcer.say(t("talk.did_you_mean", self.runtime.lang, word=word, fixed=fixed),
+                                   Priority.ERROR, True)
+        return True
 
     def _is_command(self, text: str) -> bool:
         try:
@@ -236,6 +280,20 @@ class Console:
             self.events.put(_EOF)
 
 
+def open_game(runtime: Runtime, start: Any) -> Any:
+    """Start or resume a game (``start()`` returns the session's result) with the console's
+    opening said first, then what the game's start says (the draw, the turn, the phase)."""
+    lang = runtime.lang
+    with runtime.announcer.held() as say_now:
+        result = start()
+        if result.ok:
+            table = runtime.session.game
+            name = table.data.name(lang)
+            say_now(ear(t("talk.opening_said", lang, id=table.id, game=name), lang),
+                    written=[t("talk.opening", lang, id=table.id, game=name)])
+    return result
+
+
 def main(reader_path: str | list[str], as_json: bool = False, count: int | None = None, speak: bool = False,
          lang: str = "fr", game: str | None = None, players: str | None = None, seed: int | None = None,
          journal: str | None = None, resume: int | None = None, verbosity: str | None = None,
@@ -263,10 +321,11 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
         if game or resume is not None:
             session = runtime.session
             if resume is not None:
-                result = session.resume(resume, source="key")
+                result = open_game(runtime, lambda: session.resume(resume, source="key"))
             else:
                 names = [n.strip() for n in (players or "").split(",") if n.strip()]
-                result = session.new_game(game or "", names, seed=seed, source="key", first=first)
+                result = open_game(runtime, lambda: session.new_game(game or "", names, seed=seed, source="key",
+                                                                     first=first))
             if not result.ok:
                 print(t("console.table_error", error=result.reason_text(lang)), file=sys.stderr)
                 return 2
@@ -277,14 +336,13 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
         # A piped line lays its card too (`echo vtes:100845 | console --reader sim --count 1`).
         stdin = sys.stdin if wants_stdin and sys.stdin else None
         if playing:
-            table = runtime.session.game
-            name = table.data.name(lang)
-            runtime.announcer.say(ear(t("talk.opening_said", lang, id=table.id, game=name), lang),
-                                  written=[t("talk.opening", lang, id=table.id, game=name)])
             if console.paced:
                 runtime.voice.wait_idle(timeout=30)  # the first line typed must not cut the opening short
-        elif stdin is not None and interactive:
-            print(t("console.help"), file=sys.stderr)
+        elif stdin is not None and count is None:
+            # No game (what `make run` starts without a display): how to lay a card, start a
+            # game and get help, said and written before anything else.
+            print(t("console.welcome", lang), file=sys.stderr)
+            runtime.announcer.say(t("console.welcome", lang), echo=False)
         return console.run(count=count, stdin=stdin, stop_at_eof=not interactive)
     finally:
         if speak and (count is not None or runtime.session.game is not None):

@@ -63,7 +63,11 @@ def localized(card: Card, lang: str) -> Card:
     keep their own language, named in ``extra["rulings_lang"]``."""
     extra = card.extra if isinstance(card.extra, dict) else {}
     translation = (extra.get("i18n") or {}).get(lang)
-    if not translation or card.lang == lang:
+    if card.lang == lang:
         return card
+    if not translation:
+        # a name of the listener's language without a translated text (Ascension's names.en)
+        own = (card.names or {}).get(lang)
+        return replace(card, name=own) if own else card
     return replace(card, name=translation["name"], text=translation["text"], lang=lang,
                    extra={**extra, "rulings_lang": card.lang})

@@ -99,7 +99,9 @@ def t(key: str, lang: str | None = None, **values: object) -> str:
     text = entry.get(used) or key
     if not values:
         return text
-    text = text.format(**values)
+    from companion.i18n.grammar import agree
+
+    text = agree(text.format(**values), used)  # "1 carte(s)" → "1 carte"
     return elide(text) if used == "fr" else text
 
 

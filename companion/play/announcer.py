@@ -12,17 +12,18 @@ companion/speech/table_phrases.yaml, phrases.yaml (change_speech) and the game's
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
-import re
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
 from typing import Any
 
 import yaml
 
 from companion.i18n import elide, t
+from companion.i18n.grammar import agree
 from companion.speech.numbers import duration_words, number_words
 from companion.speech.phrases import Utterance, change_speech, data, for_the_ear
 from companion.speech.speaker import Priority
@@ -58,9 +59,9 @@ def _feminine(game: str, cid: str, lang: str) -> bool:
 
 
 def ear(text: str, lang: str, game: str = "") -> str:
-    """A sentence of the engine made speakable: numbers and signs as words, no "(s)"."""
-    text = re.sub(r"\((s|x|e|es)\)", r"\1", text)
-    return for_the_ear(text, lang, game)
+    """A sentence of the engine made speakable: numbers and signs as words, its numbered nouns
+    agreeing (no "(s)"), "n°" as a word."""
+    return for_the_ear(agree(text, lang), lang, game)
 
 
 def _resolve(table_data: Any, values: dict[str, Any], lang: str) -> dict[str, Any]:
@@ -79,8 +80,9 @@ def snapshot(game: Any) -> dict[str, Any]:
     counters = {(i, cid): v for i, seat in enumerate(state.get("seats", [])) for cid, v in seat["c"].items()}
     counters.update({(None, cid): v for cid, v in (state.get("shared") or {}).items()})
     marks = [(key, tuple(sorted(values.items()))) for key, values in game.rules.held_marks(state)]
+    out = tuple(i for i, seat in enumerate(state.get("seats", [])) if seat.get("out"))
     return {"game": game.id, "counters": counters, "active": state.get("active"), "phase": state.get("phase"),
-            "round": state.get("round"), "marks": marks}
+            "round": state.get("round"), "marks": marks, "out": out}
 
 
 class Announcer:
@@ -91,9 +93,15 @@ class Announcer:
         # every utterance here, but for the results of the table, which it writes itself.
         self.echo: Callable[[list[str]], None] | None = None
         self._snap: dict[str, Any] = {}
-        self.reminders = True  # phase reminders after the phase's name, as a hint
+        # How much is said (the voice's verbosity: "short", "normal", "full"), asked each time.
+        self.verbosity: Callable[[], str] = lambda: "normal"
+        # The phase reminders and once-a-game notes already said in this game (docs/speech.md).
+        self._reminded: set[tuple[str, ...]] = set()
+        self._round: tuple[Any, int] | None = None  # the (game, round) whose number was said
+        self._said_for: dict[int, str] = {}  # event id → what it did, said (for an undo to name it)
         # The last messages, newest last, for a player who missed one or wants an older one;
         # ``_back`` is how far back the history steps are (1: at the newest, said last).
+        self._held: list[tuple[Any, ...]] | None = None  # what waits while a front end holds speech
         self.history: deque[tuple[list[str], list[str]]] = deque(maxlen=30)  # (said, written)
         self._back = 1
 
@@ -102,6 +110,9 @@ class Announcer:
             echo: bool = True, written: Sequence[str] | None = None) -> None:
         """``written``: the lines as a braille display or a screen reader should get them (digits,
         not number words), when they differ from what is said."""
+        if self._held is not None:
+            self._held.append((texts, priority, interrupt, echo, written))
+            return
         items = [texts] if isinstance(texts, str) else list(texts)
         utterances = [Utterance(x.strip(), self.lang) for x in items if x and x.strip()]
         if not utterances:
@@ -116,17 +127,42 @@ class Announcer:
         except Exception:  # a broken voice must never take the game down
             log.exception("speaking failed")
 
+    @contextlib.contextmanager
+    def held(self) -> Iterator[Callable[..., None]]:
+        """Hold what is said while a game opens, so that the front end's opening ("Partie numéro
+        un : …") comes first, then the draw, the turn, the phase and its reminder, in order.
+        Yields a ``say`` that speaks at once."""
+        self._held = []
+
+        def now(*args: Any, **kwargs: Any) -> None:
+            held, self._held = self._held, None
+            try:
+                self.say(*args, **kwargs)
+            finally:
+                self._held = held
+
+        try:
+            yield now
+        finally:
+            held, self._held = self._held or [], None
+            for texts, priority, _interrupt, echo, written in held:
+                self.say(texts, priority, False, echo, written)  # after the opening, not over it
+
     # -- the table ------------------------------------------------------------------------
     def watch(self, game: Any) -> None:
         """Remember the state of a game just opened, so that a first undo can say what it did."""
         self._snap = snapshot(game)
+        self._reminded.clear()
 
     def result(self, result: Any, game: Any) -> None:
         """A result of ``Game.apply``: its changes said briefly, or its refusal said as an error."""
         lang = self.lang
         if not result.ok:
-            self.say(phrase("refused", lang, reason=ear(result.reason_text(lang), lang)), Priority.ERROR, True,
-                     echo=False)
+            reason = ear(result.reason_text(lang), lang)
+            # just said (why a proposal cannot be paid): not again, only that it is refused
+            just_said = bool(self.history) and reason in self.history[-1][0]
+            self.say(phrase("refused_bare", lang) if just_said else phrase("refused", lang, reason=reason),
+                     Priority.ERROR, True, echo=False)
             return
         texts, hints = self.result_texts(result, game)
         interrupt = getattr(result.intent, "source", "") == "key"
@@ -135,34 +171,111 @@ class Announcer:
             self.say(hints, Priority.HINT, echo=False)
 
     def result_texts(self, result: Any, game: Any) -> tuple[list[str], list[str]]:
-        """(what to say now, reminders to say after) for an accepted result."""
+        """(what to say now, reminders to say after) for an accepted result.
+
+        docs/speech.md: a new turn is one sentence with what its player needs ("Manche deux, au
+        tour de Bob : réserve vingt-quatre."), the counters its start moved folded into it; a
+        phase is its name, its reminder the first time it comes in a game (every time at the full
+        verbosity, never at the short one: ``rappel`` says it on request); a rule reminder the
+        game notes each turn is said once a game."""
         lang = self.lang
         gid = game.data.id if game is not None else ""
         before, after = self._snap, snapshot(game)
         if before.get("game") != after.get("game"):
             before = {}  # another game was opened: nothing to compare with
+            self._reminded.clear()
         self._snap = after
         verb = result.intent.verb
         answer = result.answer_lines(lang) if hasattr(result, "answer_lines") else result.answer
         if answer:  # a question (status, help): its lines, as written
             return [ear(x, lang, gid) for x in answer], []
         if verb in ("undo", "redo"):
-            return [self._undo_text(verb, before, after, game)], []
+            event = getattr(result, "event", None)
+            targets = (getattr(event, "payload", None) or {}).get("targets") or []
+            done = [self._said_for[i] for i in targets if i in self._said_for]
+            return [self._undo_text(verb, before, after, game, done)], []
         texts: list[str] = []
         hints: list[str] = []
         changes = list(result.changes)
+        turn_at: int | None = None  # where the new turn's sentence goes
+        turn_values: dict[str, Any] = {}
+        folded: dict[str, int] = {}  # counters of the new turn's player moved as the turn began
+        once = set(_phrases().get("once") or ())
+        level = self.verbosity()
         for key, values in result.notes:
             if key == "table.counter":
                 change = self._take_change(changes, values)
-                if change is not None:
-                    texts.append(self.change_text(change, gid))
+                if change is None:
+                    continue
+                if turn_at is not None and change.seat_name == turn_values.get("name") and change.seat is not None:
+                    folded[change.counter] = change.value
+                    continue
+                texts.append(self.change_text(change, gid))
                 continue
-            texts.append(self.note_text(key, values, game))
-            if key == "table.phase" and self.reminders:
-                reminder = _resolve(game.data if game else None, values, lang).get("reminder")
-                if reminder:
-                    hints.append(ear(reminder, lang, gid))
+            if key == "table.turn":
+                turn_at, turn_values = len(texts), dict(values)
+                texts.append("")
+                continue
+            if key in once:
+                if (gid, key) in self._reminded and level != "full":
+                    continue
+                self._reminded.add((gid, key))
+            text = self.note_text(key, values, game)
+            if key in ("table.phase", "table.phase_bare") and _named(text, texts):
+                text = ""  # "Manche deux : collecte." already named the phase
+            texts.append(text)
+            if key == "table.phase" and level != "short":
+                phase_key = (gid, "@phase", str(values.get("phase")))
+                if phase_key not in self._reminded or level == "full":
+                    reminder = _resolve(game.data if game else None, values, lang).get("reminder")
+                    if reminder:
+                        self._reminded.add(phase_key)
+                        hints.append(ear(reminder, lang, gid))
+        if turn_at is not None:
+            texts[turn_at] = self.turn_start_text(game, turn_values, folded)
+        self._remember(result, game)
+        if verb == "resume" and game is not None and not game.state.get("over"):
+            texts.append(self.turn_text(game))  # where the game stands: whose turn, which phase
+            self._round = (game.id, int(game.state.get("round") or 1))
         return [x for x in texts if x], hints
+
+    def turn_start_text(self, game: Any, values: dict[str, Any], moved: dict[str, int]) -> str:
+        """A new turn, once: the round, whose turn, and that player's main numbers (the game's
+        main counters when there are one or two, and those the turn's start moved)."""
+        lang = self.lang
+        name = values.get("name", "")
+        if game is None:
+            return self.note_text("table.turn", values, game)
+        s = game.state
+        seat = next((i for i, x in enumerate(s["seats"]) if x["name"] == name), None)
+        main = list((game.data.present or {}).get("main") or [])
+        shown = main if len(main) <= 2 else []
+        shown += [cid for cid in moved if cid not in shown]
+        parts = []
+        for cid in shown:
+            counter = game.data.counters.get(cid)
+            value = s["seats"][seat]["c"].get(cid) if seat is not None else None
+            if counter is None or counter.hidden or value is None:
+                continue
+            parts.append(phrase("counter", lang, counter=counter.name(lang),
+                                value=number_words(int(value), lang, _feminine(game.data.id, cid, lang))))
+        # The round once, on its first turn (and on the game's first); then only whose turn it is.
+        round_ = int(values.get("round") or s.get("round") or 1)
+        new_round = self._round != (game.id, round_)
+        self._round = (game.id, round_)
+        key = "turn_start" if new_round else "turn_next"
+        if parts:
+            return phrase(key, lang, round=round_, name=name, counters=", ".join(parts))
+        return phrase(f"{key}_bare", lang, round=round_, name=name)
+
+    def reminder_text(self, game: Any) -> str:
+        """The reminder of the phase the game is in (``rappel``), or "" when it has none."""
+        if game is None or game.state.get("phase") is None:
+            return ""
+        phase = game.data.phases[game.state["phase"]]
+        text = phase.remind(self.lang)
+        return ear(f"{phase.name(self.lang)} : {text}" if self.lang == "fr" else f"{phase.name(self.lang)}: {text}",
+                   self.lang, game.data.id) if text else ""
 
     @staticmethod
     def _take_change(changes: list[Any], values: dict[str, Any]) -> Any:
@@ -190,8 +303,22 @@ class Announcer:
             return _fill(notes[key], resolved, lang) if notes[key] else ""
         return ear(t(key, lang, **resolved), lang, gid)
 
-    def _undo_text(self, verb: str, before: dict[str, Any], after: dict[str, Any], game: Any) -> str:
-        what = self.difference(before, after, game)
+    def _remember(self, result: Any, game: Any) -> None:
+        """What an event did, in words, for an undo to name it ("Annulé. Bob joue Anson."): its
+        first sentence that is not a counter, a turn or a phase (those the undo says anyway)."""
+        event = getattr(result, "event", None)
+        if event is None or result.intent.verb in ("next", "end", "undo", "redo"):
+            return
+        for key, values in result.notes:
+            if key not in ("table.counter", "table.turn", "table.phase", "table.phase_bare"):
+                self._said_for[event.id] = self.note_text(key, values, game)
+                break
+        while len(self._said_for) > 200:
+            self._said_for.pop(next(iter(self._said_for)))
+
+    def _undo_text(self, verb: str, before: dict[str, Any], after: dict[str, Any], game: Any,
+                   done: list[str] | None = None) -> str:
+        what = [x for x in (done or []) if x] + self.difference(before, after, game)
         if not what:
             return phrase(f"{verb}_bare", self.lang)
         return phrase(verb, self.lang, what=". ".join(x.rstrip(". ") for x in what))
@@ -212,11 +339,14 @@ class Announcer:
             name = s["seats"][seat]["name"] if seat is not None else None
             out.append(" ".join(u.text for u in change_speech(name, dict(counter.names), value - (old or 0),
                                                                value, lang, gid)))
+        for seat in before.get("out", ()):
+            if seat not in after.get("out", ()):  # an oust or a withdrawal undone
+                out.append(phrase("back_in", lang, name=s["seats"][seat]["name"]))
         if after["active"] != before["active"] and after["active"] is not None:
             out.append(self.note_text("table.turn", {"name": s["seats"][after["active"]]["name"]}, game))
         elif after["phase"] != before["phase"] and after["phase"] is not None:
             phase = game.data.phases[after["phase"]]
-            out.append(self.note_text("table.phase_bare", {"phase": f"@p:{phase.id}"}, game))
+            out.append(phrase("phase", lang, phase=phase.name(lang)))
         for key, values in after.get("marks", []):
             if (key, values) not in before.get("marks", []):
                 out.append(self.note_text(key, dict(values), game))
@@ -333,6 +463,14 @@ class Announcer:
         who = game.state["seats"][seat]["name"] if seat is not None else t("table.shared", lang)
         spoken = "?" if value is None else number_words(int(value), lang, _feminine(game.data.id, cid, lang))
         return phrase("cursor", lang, seat=who, counter=counter.name(lang), value=spoken)
+
+
+def _named(text: str, said: list[str]) -> bool:
+    """Whether a short sentence (a phase's name) is already in one said just before it."""
+    from companion.table.data import fold
+
+    words = fold(text.rstrip(". "))
+    return bool(words) and any(f" {words}" in f" {fold(x)}" for x in said if x)
 
 
 def _capital(text: str) -> str:

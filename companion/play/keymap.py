@@ -14,6 +14,16 @@ import yaml
 from companion.play.keynames import known_lang
 
 
+def game_verbs(game: str) -> frozenset[str]:
+    """The command verbs of a game's own (game.yaml ``table.verbs``); none for an unknown game."""
+    from companion.table.data import TableDataError, load_table
+
+    try:
+        return frozenset(load_table(game).verbs)
+    except TableDataError:
+        return frozenset()
+
+
 @dataclass(frozen=True)
 class Binding:
     action: str
@@ -21,7 +31,7 @@ class Binding:
     keys: tuple[tuple[str, ...], ...]  # each a sequence of key names
     keypad: tuple[tuple[str, ...], ...]
     command: str | None = None
-    games: tuple[str, ...] | None = None
+    verb: str | None = None  # only in the games that have this command verb (their game.yaml)
     n: int | None = None
     amount: bool = False
     n_range: tuple[int, int] | None = None
@@ -30,7 +40,7 @@ class Binding:
         return self.keys + self.keypad
 
     def for_game(self, game: str | None) -> bool:
-        return self.games is None or (game is not None and game in self.games)
+        return self.verb is None or (game is not None and self.verb in game_verbs(game))
 
 
 @dataclass(frozen=True)
@@ -65,7 +75,7 @@ class KeyMap:
                         action=b["action"], screen=sid,
                         keys=tuple(_seq(k, n) for k in b.get("keys") or []),
                         keypad=tuple(_seq(k, n) for k in b.get("keypad") or []),
-                        command=b.get("command"), games=tuple(b["games"]) if b.get("games") else None,
+                        command=b.get("command"), verb=b.get("verb"),
                         n=n, amount=bool(b.get("amount")), n_range=tuple(rng) if rng else None))
             self.screens[sid] = ScreenKeys(sid, entry["name"], entry["shows"], tuple(bindings),
                                            tuple(entry.get("bindings") or []))
@@ -92,7 +102,7 @@ class KeyMap:
             if (keys, keypad) == (b.keys, b.keypad):
                 out.append(b)
             elif keys or keypad:
-                out.append(Binding(b.action, b.screen, keys, keypad, b.command, b.games, b.n, b.amount, b.n_range))
+                out.append(Binding(b.action, b.screen, keys, keypad, b.command, b.verb, b.n, b.amount, b.n_range))
         return out
 
     def _screen(self, screen: str) -> ScreenKeys:

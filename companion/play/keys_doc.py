@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from companion.play.keymap import KeyMap, load_keymap
+from companion import registry
+from companion.play.keymap import KeyMap, game_verbs, load_keymap
 from companion.play.keynames import LANGS
 
 
@@ -36,7 +37,7 @@ def markdown(keymap: KeyMap | None = None) -> str:
                 return " / ".join(f"`{x}`" for x in shown)
 
             words = {lang: keymap.actions[b["action"]][lang].format(n=n_text or "") for lang in LANGS}
-            games = ", ".join(b.get("games") or []) or "all"
+            games = ", ".join(g for g in registry.ids() if b["verb"] in game_verbs(g)) if b.get("verb") else "all"
             out.append(f"| {keys(b.get('keys') or [])} | {keys(b.get('keypad') or [])} | {words['en']} "
                        f"| {words['fr']} | {games} |")
         out.append("")

@@ -50,6 +50,7 @@ class Runtime:
             self.voice.games = library.game  # game data already in memory, never read twice
         self.session = Session(library, journal_path)
         self.announcer = Announcer(self.voice.say_all, self.lang)
+        self.announcer.verbosity = lambda: self.voice.verbosity  # reminders follow the verbosity
         self.scans = Scans(library)
         self.phones = Phones()
         self.phones.games = library.game

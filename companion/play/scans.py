@@ -55,18 +55,23 @@ class Scans:
         for reader in readers:
             reader.stop(timeout=timeout)
 
-    def lay_typed(self, text: str) -> bool:
-        """Lay the card a user typed (a reference or a name) on the simulated reader, if any."""
+    def lay_typed(self, text: str, game: str | None = None, forgiving: bool = False) -> bool:
+        """Lay the card a user typed (a reference or a name) on the simulated reader, if any.
+        ``forgiving``: a name with typos or words left out is searched as ``play`` searches it
+        (the best card whose name answers, in ``game`` when one is on the table)."""
         sim = self.simulator
         if sim is None:
             return False
         text = text.strip()
         card = self.library.get(text) if text else None
         if card is None and text:
-            for game in self.library.games:
-                card = self.library.find_by_name(game, text)
+            for each in ([game] if game else self.library.games):
+                card = self.library.find_by_name(each, text)
                 if card:
                     break
+        if card is None and forgiving and text and ":" not in text:
+            hits = [h for h in self.library.search(text, game=game, limit=3) if getattr(h, "where", "name") == "name"]
+            card = hits[0].card if hits else None
         if card is None and ":" not in text:
             return False
         sim.lift()  # typed again, it is laid again (a card left on a reader is read once)

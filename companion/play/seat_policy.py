@@ -1,5 +1,5 @@
 """What a seat's own device (a phone) may do at the table: the rule, in the core, so that every
-front end that lets a seat act for itself applies the same one (DESIGN.md "Seats, privacy").
+front end that lets a seat act for itself applies the same one (README.md, "Phones as seats").
 
 - A seat acts for itself only: "pool -2" on Ann's phone is Ann's pool; a line naming another
   seat is refused.

@@ -196,12 +196,14 @@ class Session:
                     return self._answer(refused("ui.empty_command", source=source, data=game.data))
                 intent = parsed
             intent.source = _source(source)
+            active = game.state.get("active")
             try:
                 result = game.apply(intent)  # durable in the journal before it returns
             except JournalError as exc:
                 return self._answer(refused("ui.error", source=source, data=game.data, error=_cause(exc)))
             if result.ok and result.event is not None:
-                self._set_proposal(None)  # the table moved on: what was proposed may no longer hold
+                if not self._still_holds(self.proposal, active):
+                    self._set_proposal(None)  # the table moved on: what was proposed may no longer hold
                 self._changed()
             return self._answer(result)
 
@@ -215,6 +217,13 @@ class Session:
             intent = cardplay.with_choice(proposal.intent, choice) if choice else proposal.intent
             intent = Intent(intent.verb, intent.seat, dict(intent.args), source=_source(source), text=intent.text)
             return self.apply(intent, source)  # refused: still proposed, its reason said
+
+    def _still_holds(self, proposal: Any, active: Any) -> bool:
+        """A plain "jouer ?" (a card with nothing known to pay or gain) still holds while the
+        same player's turn goes on: the numbers it does not touch may move meanwhile."""
+        if proposal is None or self.game is None or proposal.intent.args.get("effect") != {}:
+            return False
+        return proposal.intent is not None and self.game.state.get("active") == active
 
     def dismiss(self) -> bool:
         """Drop the proposal: the card was laid only to read it."""

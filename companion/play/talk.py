@@ -1,8 +1,11 @@
 """Words said to the companion itself rather than to the game, for a player who cannot see the
 screen: ``aide`` (the command words of this game, short first, ``plus`` for more), ``règle edge``
 (the best matching glossary entry or rules section, its first sentences, ``plus`` for the rest),
-``verbosité court``, ``place`` and ``table`` (short or full readings), ``précédent`` / ``après``
-(the last messages), ``carte`` (the last card again).
+``verbosité court``, ``rappel`` (the reminder of the phase the game is in), ``place`` (or
+``place 2``) and ``table`` (short or full readings), ``qui joue``, ``score``, ``répète``,
+``précédent`` / ``après`` (the last messages), ``carte`` (the last card again), and with no
+game ``partie vtes Ann Bob``. Also a player's own words for table commands (``fin de tour``,
+``pile ou face``: aliases) and the suggestion of a command word close to a typo.
 
 Every front end binds it the same way: the console hands it each typed line before the game
 does; the words are data (talk.yaml), the sentences are in the translation table (talk.*).
@@ -37,6 +40,63 @@ def _word_of(token: str) -> str | None:
     return None
 
 
+def talk_words() -> set[str]:
+    """Every word said to the companion itself, and the first words of the player's own words
+    for table commands (what a typo may be close to)."""
+    words = {w for ws in talk_data()["words"].values() for w in ws}
+    words |= {_line(p).split()[0] for p in (talk_data().get("aliases") or {})}
+    return {fold(w) for w in words}
+
+
+def _line(text: str) -> str:
+    """A line folded as the phrase lists are: no accents, lower case, apostrophes as spaces."""
+    return " ".join(fold(text.replace("'", " ").replace("’", " ")).split())
+
+
+def phrase_of(line: str) -> str | None:
+    """The reading a whole line asks for ("qui joue" → "turn"), or None."""
+    folded = _line(line)
+    for kind, phrases in (talk_data().get("phrases") or {}).items():
+        if folded in {_line(p) for p in phrases}:
+            return kind
+    return None
+
+
+def alias_of(line: str) -> str | None:
+    """The table command a player's own words stand for ("fin de tour" → "end", "exclure 3" →
+    "oust 3"), or None."""
+    words = _line(line).split()
+    best: tuple[int, str] | None = None
+    for phrase, command in (talk_data().get("aliases") or {}).items():
+        head = _line(phrase).split()
+        if words[:len(head)] == head and (best is None or len(head) > best[0]):
+            best = (len(head), str(command))
+    if best is None:
+        return None
+    return " ".join([best[1], *line.split()[best[0]:]])
+
+
+def suggestion(line: str, known: set[str]) -> tuple[str, str] | None:
+    """(the word typed, the command word it is close to) when the line's first word is within a
+    few edits of one (talk.yaml ``typos``: "suivnat" → "suivant"), else None. Edits are counted
+    by rapidfuzz (optimal string alignment: a swap of two letters is one edit)."""
+    from rapidfuzz import process
+    from rapidfuzz.distance import OSA
+
+    words = line.split()
+    if not words or not known:
+        return None
+    word = fold(words[0])
+    if len(word) < 3 or word in known or not word.isalpha():
+        return None
+    typos = talk_data().get("typos") or {}
+    limit = int(typos.get("edits", 2)) if len(word) > int(typos.get("short", 4)) else 1
+    hit = process.extractOne(word, sorted(known), scorer=OSA.distance, score_cutoff=limit)
+    if hit is None:
+        return None
+    return words[0], hit[0]
+
+
 def verbosity_of(token: str) -> str | None:
     folded = fold(token)
     for level, words in talk_data()["verbosities"].items():
@@ -58,6 +118,8 @@ class Talk:
         self.voice = voice
         self.library = library
         self.more: list[str] = []  # what ``plus`` says next, one chunk at a time
+        # How the front end starts a game (its opening said first); None: the session's own.
+        self.start_game: Any = None
 
     @property
     def lang(self) -> str:
@@ -68,15 +130,24 @@ class Talk:
         tokens = line.strip().split()
         if not tokens:
             return False
+        said = phrase_of(line)
+        if said is not None:
+            getattr(self, f"_{said}")([])
+            return True
         kind = _word_of(tokens[0])
         rest = tokens[1:]
         if kind is None:
             return False
+        if kind == "seat" and len(rest) == 1 and self._seat_number(rest[0]) is not None:
+            self._read_seat(self._seat_number(rest[0]), [])  # "place 2": seat 2's reading
+            return True
+        if kind == "game":
+            return self.session.game is None and bool(rest) and self._start(rest)
         if kind in ("seat", "table") and rest and verbosity_of(rest[0]) is None:
             return False  # "place 2 ..." or a card named "Table Rase" are not a reading
         if kind == "card" and rest:
             return False
-        if kind in ("help", "more", "back", "forward") and rest and kind != "help":
+        if kind in ("more", "back", "forward", "reminder", "repeat") and rest:
             return False
         getattr(self, f"_{kind}")(rest)
         return True
@@ -84,8 +155,9 @@ class Talk:
     # -- help -----------------------------------------------------------------------------
     def _help(self, _rest: list[str]) -> None:
         game = self.session.game
-        if game is None:
-            self._say(t("talk.no_game", self.lang))
+        if game is None:  # the console with no game: what can be done here, and how
+            self.more = [t("talk.help_games", self.lang, games=", ".join(self._games()))]
+            self._say(t("talk.help_no_game", self.lang))
             return
         lang, data = self.lang, game.data
         counters = [c for c in data.counters.values() if not c.hidden]
@@ -155,6 +227,14 @@ class Talk:
                 self.more += [head, *rest_parts]
         self._say([first, t("talk.rule_more", lang)] if self.more else first)
 
+    # -- the phase's reminder ---------------------------------------------------------------
+    def _reminder(self, _rest: list[str]) -> None:
+        game = self.session.game
+        if game is None:
+            self._say(t("talk.no_game", self.lang))
+            return
+        self._say(self.announcer.reminder_text(game) or t("talk.no_reminder", self.lang))
+
     # -- settings -------------------------------------------------------------------------
     def _verbosity(self, rest: list[str]) -> None:
         level = verbosity_of(rest[0]) if rest else None
@@ -178,7 +258,51 @@ class Talk:
         seat = self.session.selected_seat
         if seat is None:
             seat = game.state.get("active") or 0
-        self.announcer.read_seat(game, seat, short=self._form(rest))
+        self._read_seat(seat, rest)
+
+    def _read_seat(self, seat: int, rest: list[str]) -> None:
+        self.announcer.read_seat(self.session.game, seat, short=self._form(rest))
+
+    def _seat_number(self, token: str) -> int | None:
+        game = self.session.game
+        if game is None or not token.isdigit():
+            return None
+        n = int(token)
+        return n - 1 if 1 <= n <= len(game.state["seats"]) else None
+
+    def _turn(self, _rest: list[str]) -> None:
+        """Whose turn it is and which phase ("qui joue", "c'est à qui", "whose turn")."""
+        game = self.session.game
+        if game is None:
+            self._say(t("talk.no_game", self.lang))
+            return
+        text = self.announcer.table_texts(game)[0]
+        self.announcer.say(text, interrupt=True, written=[self.announcer.table_texts(game, digits=True)[0]])
+
+    def _scores(self, _rest: list[str]) -> None:
+        self.announcer.read_table(self.session.game, short=True)
+
+    def _repeat(self, _rest: list[str]) -> None:
+        if not self.announcer.history_step(0):
+            self._say(t("talk.history_empty", self.lang))
+
+    # -- a game started from the console ---------------------------------------------------
+    def _games(self) -> list[str]:
+        return list(getattr(self.library, "games", None) or [])
+
+    def _start(self, rest: list[str]) -> bool:
+        """``partie vtes Ann Bob Cy`` (or ``Ann,Bob``): a new game, when none is on the table."""
+        games = {fold(g): g for g in self._games()}
+        game = games.get(fold(rest[0]))
+        if game is None:
+            self._say(t("talk.game_what", self.lang, games=", ".join(self._games())))
+            return True
+        names = [n for part in rest[1:] for n in part.split(",") if n]
+        if self.start_game is not None:
+            self.start_game(game, names)
+        else:
+            self.session.new_game(game, names, source="key")
+        return True
 
     def _table(self, rest: list[str]) -> None:
         self.announcer.read_table(self.session.game, short=self._form(rest))

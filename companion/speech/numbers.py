@@ -31,6 +31,29 @@ def number_words(n: int, lang: str = "fr", feminine: bool = False) -> str:
     return text
 
 
+def ordinal_words(n: int, lang: str = "fr", feminine: bool = False) -> str:
+    """``7`` → "septième" / "seventh"; ``1`` → "premier" (feminine "première") / "first"."""
+    w = _words(lang)["ordinal"]
+    if n == 1:
+        return w["first_feminine"] if feminine and lang == "fr" else w["first"]
+    words = number_words(n, lang)
+    if lang == "fr":
+        if words.endswith("quatre-vingts"):
+            words = words[:-1]
+        for end, new in w["ends"].items():  # cinq → cinquième, neuf → neuvième, un → unième
+            if words.endswith(end):
+                return words[: -len(end)] + new
+        return (words[:-1] if words.endswith("e") else words) + "ième"
+    head, sep, last = words.rpartition("-") if "-" in words else words.rpartition(" ")
+    last = w["ends"].get(last) or (last[:-1] + "ieth" if last.endswith("y") else last + "th")
+    return head + sep + last
+
+
+def fraction_words(a: int, b: int, lang: str = "fr", feminine: bool = False) -> str:
+    """``3/4`` (three of four: blood on a vampire, actions of a turn) → "trois sur quatre"."""
+    return _words(lang)["fraction"].format(a=number_words(a, lang, feminine), b=number_words(b, lang, feminine))
+
+
 def signed_words(n: int, lang: str = "fr", feminine: bool = False) -> str:
     """A change of a counter: ``+2`` → "plus deux", ``-3`` → "moins trois"."""
     w = _words(lang)

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from companion.cards.model import Card, localized
 from companion.speech.lexicon import data
-from companion.speech.numbers import number_words, signed_words
+from companion.speech.numbers import fraction_words, number_words, ordinal_words, signed_words
 
 LANGS = ("fr", "en")
 Verbosity = Literal["short", "normal", "full"]
@@ -51,7 +51,11 @@ _NAMED_ICON = re.compile(r"(?P<word>[^\W\d_][\w'-]*)\s*\[(?P<code>[A-Za-z]{2,10}
 _RANGED = re.compile(r"(?<![\w.])([+-]?)(\d+)R\b")
 _TIMES_X = re.compile(r"(?<![\w.])([+-]?)(\d+)X\b")
 _SIGNED = re.compile(r"(?<![\d\w.])([+-])(\d+|X)\b|(?<=[A-Za-z])([+-])(\d+|X)\b")
-_ORDINAL = re.compile(r"\b\d+(?:st|nd|rd|th|e|er|ère|ème)\b")
+_ORDINAL = re.compile(r"\b(\d+)(st|nd|rd|th|e|er|re|ère|ème)\b")
+_FRACTION = re.compile(r"(?<![\w/.])(\d+)\s?/\s?(\d+)(?![\w/])")  # "3/4": three of four
+_GROUP_MARK = re.compile(r"\s*\(G(\d{1,2})\)")  # a VTES vampire's group, "Anson (G1)"
+# French elision a spelled number asks for: "de un" → "d'un", "que une" → "qu'une".
+_NUMBER_ELISION = re.compile(r"\b([DdQq]u?e) (une?)\b")
 _NUMBER = re.compile(r"(?<![\d.,])\d+(?![\d])")
 _DOT_NUMBER = re.compile(r"(?<![\w.])\.(\d+)\b")  # ".44 Magnum"
 _NUMBERED_ICON = re.compile(r"^(\d+) (.+)$")
@@ -155,7 +159,10 @@ def for_the_ear(text: str, lang: str = "fr", game: str = "") -> str:
     lang = _lang(lang)
     if not text:
         return ""
-    s = _marks_as_words(text, lang, game)
+    group = data(lang)["numbers"]["group"]
+    s = _GROUP_MARK.sub(lambda m: ", " + group.format(n=number_words(int(m.group(1)), lang)), text)
+    s = _FRACTION.sub(lambda m: fraction_words(int(m.group(1)), int(m.group(2)), lang), s)
+    s = _marks_as_words(s, lang, game)
     for short, long in (_game_data(lang, game).get("abbreviations") or {}).items():
         s = re.sub(rf"(?<!\w){re.escape(short)}(?!\w)", long, s)
     ranged = data(lang)["text"]["ranged"]
@@ -175,6 +182,7 @@ def for_the_ear(text: str, lang: str = "fr", game: str = "") -> str:
     s = re.sub(r"\s+([.,)])" if lang == "fr" else r"\s+([.,;:!?)])", r"\1", s)
     if lang == "fr":
         s = _feminine_agreement(s, game)
+        s = _NUMBER_ELISION.sub(lambda m: m.group(1)[:-1] + "'" + m.group(2), s)
     s = re.sub(r"([(])\s+", r"\1", s)
     s = re.sub(r":\s*:", ":", s)
     s = re.sub(r"\(\s*\)", "", s)
@@ -202,12 +210,12 @@ def _signed_text(m: re.Match[str], lang: str) -> str:
 
 
 def _ordinal_safe_numbers(s: str, lang: str) -> str:
-    # Ordinals ("47th", "3e") are left to the voice, which reads them well; plain numbers are not.
+    # Ordinals ("7e", "47th") as ordinal words ("septième", never "sept e"), other numbers as numbers.
     parts: list[str] = []
     last = 0
     for m in _ORDINAL.finditer(s):
         parts.append(_NUMBER.sub(lambda n: number_words(int(n.group(0)), lang), s[last:m.start()]))
-        parts.append(m.group(0))
+        parts.append(ordinal_words(int(m.group(1)), lang, feminine=m.group(2) in ("re", "ère")))
         last = m.end()
     parts.append(_NUMBER.sub(lambda n: number_words(int(n.group(0)), lang), s[last:]))
     return "".join(parts)
@@ -351,8 +359,10 @@ def card_speech(card: Any, verbosity: str = "normal", lang: str = "fr",
     verbosity = verbosity if verbosity in VERBOSITIES else "normal"
     card_lang = _lang(getattr(card, "lang", "fr"))
     phrases = data(lang)["card"]
-    name, group = _spoken_name(card, card_lang)
-    out: list[Utterance] = [Utterance(phrases["name"].format(name=for_the_ear(name, card_lang, card.game)), card_lang)]
+    # The name in the listener's language when the data has it (Ascension's names.en), in their voice.
+    name_lang = lang if (getattr(card, "names", None) or {}).get(lang) else card_lang
+    name, group = _spoken_name(card, name_lang)
+    out: list[Utterance] = [Utterance(phrases["name"].format(name=for_the_ear(name, name_lang, card.game)), name_lang)]
     extra = getattr(card, "extra", {}) or {}
     crypt = bool(extra.get("crypt"))
     cost = _cost(card, lang)
@@ -550,6 +560,8 @@ def change_speech(seat_name: str | None, counter_names: str | Mapping[str, str],
         return [Utterance(template.format(seat=seat, counter=counter, value=value_words), lang)]
     shown = (phrases["value_down"] if delta < 0 else phrases["value_up"]).format(value=value_words)
     template = phrases["seat"] if seat else phrases["no_seat"]
+    if delta > 0 and value == delta:  # from zero: "plus cinq, total cinq" says the same twice
+        template = phrases["seat_from_zero"] if seat else phrases["no_seat_from_zero"]
     text = template.format(seat=seat, counter=counter, delta=signed_words(int(delta), lang, fem), value=shown)
     return [Utterance(text, lang)]
 

@@ -66,6 +66,9 @@ def card_intent(action: str, card: Card, seat: int | None = None, choice: list[s
     the rules need no card library and the event names the card."""
     args: dict[str, Any] = {"card": card.ref, "name": card.name, "type": card.extra.get("type", ""),
                             "choice": list(choice or [])}
+    names = card_names(card)
+    if len(set(names.values())) > 1:
+        args["names"] = names  # said and written in the listener's language (Ascension's names.en)
     spec = effects_of(card).get(action)
     if spec is not None:
         args["effect"] = copy.deepcopy(spec)
@@ -75,6 +78,24 @@ def card_intent(action: str, card: Card, seat: int | None = None, choice: list[s
     if own is not None:
         args = own(action, card, args)
     return Intent(action, seat, args, source=source)
+
+
+def card_names(card: Card) -> dict[str, str]:
+    """A card's name by language: its own, its ``names``, its official translations."""
+    extra = card.extra if isinstance(card.extra, dict) else {}
+    names = {lang: tr["name"] for lang, tr in (extra.get("i18n") or {}).items()
+             if isinstance(tr, dict) and tr.get("name")}
+    names.update({k: v for k, v in (card.names or {}).items() if v})
+    names[card.lang or "fr"] = card.name
+    return names
+
+
+def name_in(intent: Intent, lang: str) -> str:
+    """The name of an intent's card in ``lang`` when the data has it, else as laid."""
+    names = intent.args.get("names")
+    if isinstance(names, dict) and names.get(lang):
+        return str(names[lang])
+    return str(intent.args.get("name") or intent.args.get("card") or "")
 
 
 def actions_of(card: Card) -> list[str]:
@@ -107,13 +128,19 @@ def likely_action(game: Game, card: Card, seat: int | None = None) -> str | None
 
 
 def propose(game: Game, card: Card, seat: int | None = None) -> Intent | None:
-    """The likely intent for a card laid during a game, to confirm before ``game.apply``; None
-    when the card does nothing to the numbers (a card laid only to read it changes nothing)."""
-    if game.state.get("over"):
+    """The likely intent for a card laid during a game, to confirm before ``game.apply``. A card
+    of this game whose effect on the numbers is not known is proposed as a plain "jouer ?": ``ok``
+    records it played (the journal names it), ``non`` leaves it read only."""
+    if game.state.get("over") or card.game != game.data.id:
         return None
     action = likely_action(game, card, seat)
     if action is None:
-        return None
+        if card.extra.get("type") in (game.data.params.get("unplayed_types") or ()):
+            return None  # a card of a kind that is never played is only read
+        intent = card_intent("play", card, seat, source="scan")
+        if "vampire" not in intent.args:
+            intent.args["effect"] = {}  # nothing known to pay or gain: played as it is
+        return intent
     return card_intent(action, card, seat, source="scan")
 
 
@@ -168,7 +195,7 @@ def proposal_text(game: Game, intent: Intent, lang: str | None = None) -> str:
         gain = t("table.card.propose.vampire", lang, capacity=vampire.get("capacity"))
     who = intent.seat if intent.seat is not None else game.state.get("active")
     values = {
-        "card": intent.args.get("name", ""),
+        "card": name_in(intent, lang),
         "name": game.state["seats"][who]["name"] if who is not None else "",
         "action": t(f"table.card.verb.{intent.verb}", lang),
         "cost": t("table.card.propose.cost", lang, cost=cost) if cost else "",

@@ -302,10 +302,13 @@ def test_vtes_pool_costs_and_vampires(journal: Journal) -> None:
     lib = CardLibrary()
     g, p = start(journal, lib, "vtes", ["Ann", "Bob"], seed=2)
     me = g.state["active"]
+    assert "carte de maître" in refused(g, p, "play pentex subversion")  # a master: in the master phase
+    ok(g, p, "next")
     said = undo_restores(g, p, "play pentex subversion")
     assert "-2 réserve (28)" in said[0]
-    undo_restores(g, p, "play anson")
+    said = undo_restores(g, p, "play anson")  # its blood paid from the pool it was moved from
     assert g.state["seats"][me]["vampires"] == {"Anson": {"capacity": 8, "blood": 8}}
+    assert any("réserve -8" in x for x in said), said
     said = ok(g, p, "play govern the unaligned")
     assert said[-1] == "À faire à la main : coût en sang (1) : à payer par le vampire"
     ok(g, p, f"pool {me + 1} =1")
@@ -340,8 +343,9 @@ def test_propose_for_a_laid_card(journal: Journal, library: CardLibrary) -> None
     mystic = library.get("ascension:mystique")
     intent = propose(g, mystic)
     assert intent is not None and intent.verb == "acquire" and intent.source == "scan"
-    assert proposal_text(g, intent, "fr") == "Mystique : acquérir pour 3 runes ?"
-    assert proposal_text(g, intent, "en") == "Mystique: acquire for 3 runes?"
+    # who pays, said in the question
+    assert proposal_text(g, intent, "fr") == "Bob, Mystique : acquérir pour 3 runes ?"
+    assert proposal_text(g, intent, "en") == "Bob, Mystic: acquire for 3 runes?"
     events = len(g.events())
     check = g.check(intent)  # what confirming would do, said with the proposal, recording nothing
     assert not check.ok and "il faut 3 runes" in check.reason_text("fr") and len(g.events()) == events
@@ -352,9 +356,9 @@ def test_propose_for_a_laid_card(journal: Journal, library: CardLibrary) -> None
     assert g.apply(propose(g, mystic)).ok
     # A card the seat took is one it plays next.
     again = propose(g, mystic)
-    assert again.verb == "play" and proposal_text(g, again, "fr") == "Mystique : jouer (+2 runes) ?"
+    assert again.verb == "play" and proposal_text(g, again, "fr") == "Bob, Mystique : jouer (+2 runes) ?"
     troll = propose(g, library.get("ascension:lagoon-troll"))
-    assert proposal_text(g, troll, "fr") == "Lagoon Troll : vaincre pour 3 puissance (+2 honneur) ?"
+    assert proposal_text(g, troll, "fr") == "Bob, Lagoon Troll : vaincre pour 3 puissance (+2 honneur) ?"
     # A mage is only read: nothing to propose.
     assert propose(g, library.get("res-arcana:alchimiste")) is None
     lib_ra = library
@@ -511,9 +515,9 @@ def test_a_whole_ascension_turn_by_laying_cards(journal: Journal, library: CardL
         events = len(g.events())
         assert g.apply(intent).ok, asked[-1]
         assert len(g.events()) == events + 1 and g.events()[-1].payload["card"] == f"ascension:{ref}"
-    assert asked[3] == "Mystique : acquérir pour 3 runes ?"
-    assert asked[6] == "Fanatique : vaincre pour 2 puissance (+1 honneur) ?"
-    assert asked[7] == "Mystique : jouer (+2 runes) ?"  # acquired this turn, so now played
+    assert asked[3] == "Ann, Mystique : acquérir pour 3 runes ?"
+    assert asked[6] == "Ann, Fanatique : vaincre pour 2 puissance (+1 honneur) ?"
+    assert asked[7] == "Ann, Mystique : jouer (+2 runes) ?"  # acquired this turn, so now played
     c = g.state["seats"][me]["c"]
     assert (c["runes"], c["power"], c["honor"]) == (2, 0, 1)
     before = copy.deepcopy(g.state)

@@ -80,7 +80,9 @@ def test_a_whole_game_by_ear_in_the_console(tmp_path: Path, game: str) -> None:
     second = console(tmp_path, env, ["table complet", "quitter"], "--resume", "1")
     assert second.returncode == 0, second.stderr
     again = [text for _voice, text in spoken(log)[before:]]
-    assert any(x.startswith("Partie n° un reprise") for x in again), again
+    resumed = next(i for i, x in enumerate(again) if x.startswith("Partie numéro un reprise"))  # "n°" as a word
+    # after a resume: whose turn it is and which phase, said
+    assert again[resumed + 1].startswith("Manche ") and ", phase " in again[resumed + 1], again
     assert any(x.startswith(reading) for x in again), (reading, again)
     assert again[-1].startswith("Au revoir. La partie numéro un"), again
 
@@ -96,8 +98,8 @@ def test_history_back_and_forth_and_verbosity_words(tmp_path: Path) -> None:
     assert texts[start:start + 6] == [
         "Bob, réserve, moins trois, reste vingt-sept.", "Cy, réserve, moins un, reste vingt-neuf.",
         "Bob, réserve, moins trois, reste vingt-sept.",  # back one
-        "Partie numéro un : Vampire : la Lutte Éternelle. Tapez une commande, puis Entrée. Aide pour l'aide, "
-        "quitter pour finir.",  # back two
+        "Redressez vos cartes, sauf les vampires paralysés. Payez pour vos cartes et titres contestés. "
+        "L'Avantage rapporte un point de réserve : le compagnon l'ajoute.",  # back two: the first phase's reminder
         "Bob, réserve, moins trois, reste vingt-sept.",  # forward
         "Cy, réserve, moins un, reste vingt-neuf.",  # forward again: the newest
     ], texts[start:]
@@ -159,6 +161,40 @@ def test_a_card_laid_by_ear_is_heard_with_its_question_before_ok_applies_it(tmp_
     assert run.returncode == 0, run.stderr
     texts = [text for _voice, text in spoken(log)]
     card = next(i for i, x in enumerate(texts) if x.startswith("Apprenti. Carte de départ."))
-    assert texts[card + 1].startswith("Apprenti : jouer (plus une")
+    assert texts[card + 1].startswith("Bob, Apprenti : jouer (plus une")  # who pays, then the card
     assert texts[card + 2] == "ok pour appliquer, non pour laisser."
     assert texts[card + 3].endswith("joue Apprenti : plus une rune (un).")
+
+
+# Words of one whole game of each game by ear before the speech design (docs/speech.md).
+BEFORE_WORDS = {"vtes": 795, "ascension": 375, "res-arcana": 523, "rise": 473, "astral": 1344}
+
+
+@pytest.mark.parametrize("game", list(BEFORE_WORDS))
+def test_a_whole_game_by_ear_follows_the_speech_design(tmp_path: Path, game: str) -> None:
+    """docs/speech.md on a whole game: the opening first; each turn once, with its round on the
+    round's first turn; each phase by its name, its reminder only the first time it comes;
+    ``rappel`` says it again on request; far fewer words than before."""
+    from companion.play.announcer import ear
+    from companion.table.data import load_table
+    from tests.speech_measure import play_by_ear
+
+    said = [text for _v, text in play_by_ear(game, tmp_path)]
+    assert said[0].startswith("Partie numéro un :"), said[:3]
+    data = load_table(game)
+    reminders = {ear(p.remind("fr"), "fr", game) for p in data.phases if p.remind("fr")}
+    heard = [x for x in said if x in reminders]
+    assert heard and len(heard) == len(set(heard)), heard  # each once, however many turns
+    turns = [x for x in said if x.startswith(("Manche ", "Au tour d")) and "au tour d" in x.lower()]
+    if game != "res-arcana":  # (its rounds have no turns: each seat acts in turn within a round)
+        assert turns[0].startswith("Manche un, au tour d"), turns
+        assert len(turns) > 2 and not any(x.startswith("Manche un") for x in turns[2:]), turns  # the round once
+    assert not any(x.startswith("Phase :") for x in said), said  # a phase is its name
+    words = sum(len(x.split()) for x in said)
+    assert words <= BEFORE_WORDS[game] * 0.85, (words, said)
+    # the reminder again, on request, of the phase the game is in
+    (tmp_path / "again").mkdir()
+    again = [text for _v, text in play_by_ear(game, tmp_path / "again", extra=["rappel", "reminder"])]
+    full = {f"{p.name('fr')} : {ear(p.remind('fr'), 'fr', game)}" for p in data.phases if p.remind("fr")}
+    asked = [x for x in again if x in full]
+    assert len(asked) == 2 and asked[0] == asked[1], again[:8]

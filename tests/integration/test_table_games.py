@@ -55,8 +55,9 @@ def test_vtes_full_game(tmp_path: Path) -> None:
     assert cy["counters"]["pool"] == 28
     assert ann["vampires"] == {"Anson": {"capacity": 8, "blood": 7}}
     err = proc.stderr
-    assert "Ann reçoit 1 transfert(s)" in err and "Bob reçoit 2 transfert(s)" in err
-    assert "Cy reçoit 3 transfert(s)" in err and "Ann reçoit 4 transfert(s)" in err
+    # one pluralisation helper: written lines agree, never "(s)"
+    assert "Ann reçoit 1 transfert." in err and "Bob reçoit 2 transferts." in err
+    assert "Cy reçoit 3 transferts." in err and "Ann reçoit 4 transferts." in err and "(s)" not in err
     assert "Refusé : Bob n'a que 10 réserve" in err
     assert "Refusé : Anson ne peut pas avoir plus de sang que sa capacité (8)" in err
     assert "Refusé : Bob n'est plus dans la partie" in err
@@ -97,7 +98,7 @@ def test_rise_full_game(tmp_path: Path) -> None:
     assert ann["counters"] == {"coins": 3, "pv_a": 20, "pv_b": 18}
     assert bob["counters"] == {"coins": 1, "pv_a": 0, "pv_b": 0}
     err = proc.stderr
-    assert "Ann commence avec 6 cartes et 2 pièce(s)" in err and "Bob commence avec 4 cartes et 1 pièce(s)" in err
+    assert "Ann commence avec 6 cartes et 2 pièces" in err and "Bob commence avec 4 cartes et 1 pièce." in err
     assert "Phase : Première phase d'invocation" in err.split("Journal :")[0]  # the first player starts at phase 3
     assert "Refusé : Bob doit d'abord choisir sa restauration" in err
     assert "Lancer de pièce : Succès" in err or "Lancer de pièce : Échec" in err
@@ -111,7 +112,7 @@ def test_astral_full_game(tmp_path: Path) -> None:
     assert ann["states"] == ["revealed", "cosmic", "astral", "supernova"]
     assert ann["counters"]["pv"] == 9 and bob["counters"]["pv"] == 9  # SuperNova from turn 9
     err = proc.stderr
-    assert "Ann pioche 0 carte(s)" in err and "Bob pioche 1 carte(s)" in err
+    assert "Ann pioche 0 carte." in err and "Bob pioche 1 carte." in err
     assert "Refusé : Energy max d'Ann ne peut pas dépasser 7" in err
     assert "Refusé : pas plus de deux actions principales du même type (Sbire)" in err
     assert "Refusé : Ann a déjà fait ses 3 actions principales" in err

@@ -372,7 +372,7 @@ def test_vtes_by_touch(stage, tmp_path):
     assert "Maître" in table.phase
 
     step(stage, 2, "vp", -1)  # Cy has no victory point to lose
-    last_refused(stage, "Cy n'a que 0 points de victoire")
+    last_refused(stage, "Cy n'a que 0 point de victoire")
     assert counters(stage, 2)["vp"] == 0
 
     type_value(stage, 1, "pool", 0)  # Bob is ousted: Ann, his predator, gains 1 VP and 6 pool
@@ -728,7 +728,9 @@ def test_card_laid_shows_over_the_table(stage):
     assert not overlay.collide_point(*overlay.parent.to_widget(x, y))
     step(stage, 0, "pool", -1)
     assert counters(stage, 0)["pool"] == 29 and table.card_overlay is overlay
-    stage.tap(overlay.title)  # a touch takes it away
+    # nothing known of its cost: a plain "jouer ?" that holds while the numbers move; ✗ leaves it
+    assert overlay.proposal is not None and overlay.question.text.endswith("Govern the Unaligned : jouer ?")
+    stage.tap(overlay.leave_button)
     assert table.card_overlay is None and overlay.parent is None
     stage.session.add_scan(Scan(TagEvent("laid", reader="sim", seat=1, uid="04BB"), "unknown", ref=""))
     assert not table.takes_scans and table.card_overlay is None  # an unknown tag goes to enrollment
@@ -753,7 +755,7 @@ def test_a_whole_ascension_turn_by_laying_cards_and_touching_apply(stage, tmp_pa
 
     overlay = lay("ascension:apprenti", "04A1")
     assert overlay is not None and overlay.proposal is not None
-    assert overlay.question.text == "Apprenti : jouer (+1 rune) ?"
+    assert overlay.question.text.endswith(", Apprenti : jouer (+1 rune) ?")  # who pays, first
     assert counters(stage, me)["runes"] == 0  # nothing is applied before the touch
     stage.shot(tmp_path, "proposal-apprenti")
     stage.tap(overlay.apply_button)
@@ -763,7 +765,7 @@ def test_a_whole_ascension_turn_by_laying_cards_and_touching_apply(stage, tmp_pa
     assert counters(stage, me)["runes"] == 3
     # Mystique costs 3 runes: acquired from the display, paid, and one event naming the card.
     overlay = lay("ascension:mystique", "04A4")
-    assert overlay.question.text.startswith("Mystique : acquérir pour 3 runes ?")
+    assert ", Mystique : acquérir pour 3 runes ?" in overlay.question.text
     path, pixels = stage.shot(tmp_path, "proposal-mystique")
     assert_not_blank(pixels)
     stage.tap(overlay.apply_button)
@@ -771,7 +773,7 @@ def test_a_whole_ascension_turn_by_laying_cards_and_touching_apply(stage, tmp_pa
     assert game.journal.events(game.id)[-1].payload.get("card") == "ascension:mystique"
     # Mystique is now the seat's own: laid again, it is played for its 2 runes.
     overlay = lay("ascension:mystique", "04A5")
-    assert overlay.question.text == "Mystique : jouer (+2 runes) ?"
+    assert overlay.question.text.endswith(", Mystique : jouer (+2 runes) ?")
     stage.tap(overlay.apply_button)
     assert counters(stage, me)["runes"] == 2
     # A card the seat cannot pay: the reason is shown, nothing moves, the question stays until left.

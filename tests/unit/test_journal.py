@@ -54,4 +54,4 @@ def test_bench_journal_function(tmp_path: Path) -> None:
     reopen = result["reopen"]
     assert set(reopen["events"]) == {"500", "2000"} and all(v["same_state"] for v in reopen["events"].values())
     assert reopen["ratio"] > 0 and reopen["budget_ratio"] == 12.0 and reopen["memory"]["budget_kb"] == 1024
-    assert 0 < result["journal_append_durable_ms"]["median"] < 50  # budget 5 ms, measured by `bench`
+    assert result["journal_append_durable_ms"]["median"] > 0  # its budget (5 ms) is checked by `bench`, not here

@@ -339,7 +339,7 @@ def test_a_card_laid_proposes_and_only_a_confirmation_applies_it(tmp_path):
     lay("ascension:apprenti")
     proposal = session.proposal
     assert proposal is not None and proposal.intent.verb == "play" and proposal.seat == me
-    assert proposal.text(session.game, "en") == "Apprenti: play (+1 rune)?" and proposal.blocked() == ""
+    assert proposal.text(session.game, "en") == "Bob, Apprentice: play (+1 rune)?" and proposal.blocked() == ""
     assert session.game.state["seats"][me]["c"]["runes"] == 0 and heard == [proposal]
     assert session.confirm().ok and session.game.state["seats"][me]["c"]["runes"] == 1
     assert session.proposal is None and heard[-1] is None

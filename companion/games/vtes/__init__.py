@@ -83,11 +83,13 @@ def deck_text(cards: list[tuple[Any, int]]) -> str:
 
 def card_intent(action: str, card: Any, args: dict[str, Any]) -> dict[str, Any]:
     """A vampire laid and played is brought out with its capacity (the ``vampire`` verb's
-    arguments), not paid for."""
+    arguments), its blood paid from its Methuselah's pool; a master card is marked as one."""
     if card.extra.get("crypt") and action == "play" and card.extra.get("capacity"):
         args["vampire"] = {"name": card.extra.get("printed_name") or card.name,
                            "capacity": int(card.extra["capacity"])}
         args.pop("effect", None)
+    if "Master" in (card.types or ()):
+        args["master"] = True  # played by its owner in their master phase (or out of turn)
     return args
 
 

@@ -223,11 +223,25 @@ class GameRules(Rules):
         if not isinstance(vampire, dict):
             super().verb_play(ctx, intent)
             return
-        # A crypt card laid: it comes out of the uncontrolled region with its capacity in blood.
+        # A crypt card laid: it comes out of the uncontrolled region with its capacity in blood,
+        # that blood moved there from its Methuselah's pool (transfers at influence).
         seat = self.seat_in_play(ctx, intent)
+        cap = vampire.get("capacity")
+        pool = self.value(ctx.s, seat, "pool") or 0
+        if isinstance(cap, int) and pool < cap:
+            ctx.refuse("table.vtes.refuse.vampire_pool", name=ctx.name(seat), vampire=vampire.get("name"),
+                       capacity=cap, pool=pool)
         ctx.note("table.card.play_bare", name=ctx.name(seat), card=str(intent.args.get("name", "")))
         self.verb_vampire(ctx, Intent("vampire", seat, {"name": vampire.get("name"),
                                                         "capacity": vampire.get("capacity")}))
+        if isinstance(cap, int):
+            self.change(ctx, seat, "pool", -cap)
+
+    def check_card(self, ctx: Ctx, seat: int, action: str, intent: Intent) -> None:
+        # A master card is played by its owner in their master phase; out of turn, by another.
+        if intent.args.get("master") and seat == ctx.s.get("active") and self.phase_id(ctx.s) != "master":
+            ctx.refuse("table.vtes.refuse.master_phase", name=ctx.name(seat),
+                       card=intent.args.get("names") or str(intent.args.get("name", "")), phase="@p:master")
 
     # -- reading --------------------------------------------------------------------------
 

@@ -327,7 +327,10 @@ class Rules:
         self.card_action(ctx, intent, "defeat")
 
     def card_action(self, ctx: Ctx, intent: Intent, action: str) -> None:
-        card = str(intent.args.get("name") or intent.args.get("card") or "")
+        names = intent.args.get("names")
+        # by language when the data has it: the note is written and said in the listener's
+        card: Any = dict(names) if isinstance(names, dict) and names else \
+            str(intent.args.get("name") or intent.args.get("card") or "")
         spec = intent.args.get("effect")
         if not isinstance(spec, dict):
             ctx.refuse("table.card.refuse.no_effect", card=card, action=f"@t:table.card.verb.{action}")

@@ -1,5 +1,6 @@
-"""The signs of icons.yaml (a counter's glyph, the table's marks) and words written with them as
-markup: the sign drawn with the symbol font, the words with the UI font."""
+"""The signs of icons.yaml (the table's marks) and of a game's counters (its game.yaml), and
+words written with them as markup: the sign drawn with the symbol font, the words with the UI
+font."""
 
 from __future__ import annotations
 
@@ -26,7 +27,13 @@ def mark(name: str) -> str:
 
 
 def counter_glyph(game: str, cid: str) -> str:
-    return str(icons().get(game, {}).get(cid, ""))
+    """The sign a game's data gives a counter (game.yaml ``table.present.icons``), or none."""
+    from companion.table.data import TableDataError, load_table
+
+    try:
+        return str((load_table(game).present.get("icons") or {}).get(cid, ""))
+    except TableDataError:
+        return ""
 
 
 def markup(glyph: str, words: str) -> str:
