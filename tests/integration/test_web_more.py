@@ -167,3 +167,42 @@ def test_the_remembered_budgets_are_bounded() -> None:
     assert len(budgets) == 3  # a guest making up addresses cannot fill the memory
     assert budgets.of("10.0.0.1", "a").strikes == 0  # the oldest was forgotten
     assert budgets.of("10.0.0.11", "b") is budgets.of("10.0.0.11", "b")
+
+
+def test_a_judge_is_called_from_a_phone_only_when_the_table_is_joined_to_a_venue(tmp_path: Path) -> None:
+    """The console's ``juge`` as a seat action: offered only with a venue link, and the call goes
+    into the link's outbox for the hub (here with no broker: a table plays on offline, the outbox
+    on the disk keeps the call until the hub acknowledges it)."""
+    from companion.venue.link import TableLink, VenueAddress
+
+    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+    assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok
+    server = PhoneServer(runtime, port=0)
+    server.start()
+    ann = server.invitations()["seats"][0]["token"]
+
+    async def judge() -> tuple[int, dict]:
+        async with aiohttp.ClientSession() as http:
+            async with http.post(server.url + "/api/action", json={"id": "judge"},
+                                 headers={"Authorization": "Bearer " + ann}) as r:
+                return r.status, await r.json()
+
+    link = None
+    try:
+        assert all(a["id"] != "judge" for a in server.public_table()["actions"]["1"])
+        status, _ = run(judge())
+        assert status == 409  # no venue: nobody to call
+        link = TableLink(runtime.session, VenueAddress.parse("mqtt://table-3:pw@127.0.0.1:9/night", 3),
+                         outbox_path=tmp_path / "outbox.sqlite3").start()
+        runtime.venue = link  # as companion.venue.join's extension does for --venue
+        offered = [a for a in server.public_table()["actions"]["1"] if a["id"] == "judge"]
+        assert offered and offered[0]["words"]["fr"] == "Appeler un juge"
+        status, reply = run(judge())
+        assert status == 200 and reply["ok"] and "table 3" in " ".join(reply["lines"])
+        calls = [body for _seq, kind, body in link.outbox.pending() if kind == "judge"]
+        assert len(calls) == 1 and calls[0]["seat"] == 1 and "Ann" in calls[0]["why"]
+    finally:
+        if link is not None:
+            link.stop(timeout=2, drain=0)
+        server.stop()
+        runtime.close()
