@@ -110,3 +110,38 @@ def test_the_seat_page_over_https_in_chromium_gets_its_feed_by_wss(browser, tmp_
             context.close()
         server.stop()
         runtime.close()
+
+
+def test_the_judge_button_on_the_phone_calls_the_venue(browser, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    from companion.venue.link import TableLink, VenueAddress
+
+    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+    assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok
+    link = TableLink(runtime.session, VenueAddress.parse("mqtt://table-2:pw@127.0.0.1:9/night", 2),
+                     outbox_path=tmp_path / "outbox.sqlite3").start()
+    runtime.venue = link  # as companion.venue.join's extension does for --venue
+    server = PhoneServer(runtime, port=0)
+    server.start()
+    context = None
+    try:
+        seat = server.invitations()["seats"][1]
+        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="fr")
+        page = context.new_page()
+        page.set_default_timeout(WAIT)
+        page.goto(seat["join"])
+        page.get_by_role("button", name="Appeler un juge").click()
+        expect(page.locator("#refusal")).to_be_empty()
+        for _ in range(50):
+            calls = [body for _seq, kind, body in link.outbox.pending() if kind == "judge"]
+            if calls:
+                break
+            page.wait_for_timeout(100)
+        assert len(calls) == 1 and calls[0]["seat"] == 2 and "Bob" in calls[0]["why"]
+    finally:
+        if context is not None:
+            context.close()
+        server.stop()
+        link.stop(timeout=2, drain=0)
+        runtime.close()
