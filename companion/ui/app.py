@@ -75,6 +75,8 @@ SCREENS: list[ScreenSpec] = [
     ScreenSpec("deck", "companion.ui.screens.deck", "DeckScreen", "\u25a4"),  # ▤
     ScreenSpec("enroll", "companion.ui.screens.enroll", "EnrollScreen", "\u270e"),  # ✎
     ScreenSpec("settings", "companion.ui.screens.settings", "SettingsScreen", "\u2699"),  # ⚙
+    # Reached from the table's menu (and by the keys): a table joining the organiser's hub.
+    ScreenSpec("venue", "companion.ui.screens.venue", "VenueScreen", "\u2691", nav=False),  # ⚑
 ]
 
 
