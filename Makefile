@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-PYTEST_PARALLEL ?= -n auto --dist loadgroup
+PYTEST_PARALLEL ?= -n auto --dist loadfile
 
 .PHONY: run test matrix setup lint bench soak clean
 

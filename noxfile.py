@@ -95,4 +95,4 @@ def matrix(session: nox.Session) -> None:
     session.run("python", "-c", "import sys, krcg, importlib.metadata as m; "
                 "print(f'Python {sys.version.split()[0]}, krcg', m.version('krcg'))")
     session.run("python", "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-m", "not ui",
-                "-n", "auto", "--dist", "loadgroup", *TESTS, *session.posargs)
+                "-n", "auto", "--dist", "loadfile", *TESTS, *session.posargs)

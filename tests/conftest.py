@@ -10,10 +10,11 @@ Things built once per test session, because every test reads them and none chang
 - where the rulebooks are (``../shared/seeds``, or ``COMPANION_SEEDS``): tests that read them ask
   for the ``rulebooks`` fixture and are skipped, with one line in the header, when they are absent.
 
-Under pytest-xdist (``make test`` runs ``-n``) each test file stays in one worker, and every test
-under tests/ui/ in one worker too: one Kivy window per process, built once.
+Under pytest-xdist (``make test`` runs ``-n auto --dist loadfile``) each test file stays in one
+worker, and every test under tests/ui/ in one worker too: one Kivy window per process, built once.
 """
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -124,15 +125,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if without:
             config.hook.pytest_deselected(items=without)
             items[:] = [item for item in items if item not in without]
-    # --dist loadgroup: a file's tests share module fixtures, so they stay together; the UI tests
-    # share one Kivy window (one per process), so they all go to one worker.
-    if not config.pluginmanager.hasplugin("xdist") or config.getoption("dist", "no") == "no":
-        return
-    ui = ROOT / "tests" / "ui"
-    for item in items:
-        path = Path(item.path)
-        group = "ui" if ui in path.parents else str(path.relative_to(ROOT))
-        item.add_marker(pytest.mark.xdist_group(group))
+
+
+if importlib.util.find_spec("xdist") is not None:
+
+    def pytest_xdist_make_scheduler(config: pytest.Config, log):
+        """With ``--dist loadfile``: a file's tests stay in one worker (they share module fixtures),
+        and every test under tests/ui/ in one worker too (one Kivy window per process, made once).
+        A scheduler of our own, because xdist's ``xdist_group`` marks no longer group anything
+        with pytest 9.2's node ids (pytest-xdist issue 1386). The largest unit (the UI) goes first."""
+        if config.getvalue("dist") != "loadfile":
+            return None
+        from xdist.scheduler import LoadScopeScheduling
+
+        class ByFileUiTogether(LoadScopeScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                path = nodeid.split("::", 1)[0]
+                return "tests/ui" if path.startswith("tests/ui/") else path
+
+        return ByFileUiTogether(config, log)
 
 
 @pytest.fixture(scope="module")

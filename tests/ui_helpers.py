@@ -162,6 +162,12 @@ def _drive(out_dir: Path, reader: str) -> int:
                 send_key(Window, ord("q"), "q", ["ctrl"])
                 state["phase"] = "quitting"
 
+    def first_tick(_dt: float) -> None:
+        # The clock's first tick comes before the first frame is drawn: what was made for it.
+        app = App.get_running_app()
+        report["made_for_first_frame"] = [s.name for s in app.root.manager.screens]
+
+    Clock.schedule_once(first_tick, 0)  # before the probe: it runs first in the first tick
     Clock.schedule_interval(probe, 0.05)
     started = time.monotonic()
     rc = run_app(reader)

@@ -14,6 +14,18 @@ SEARCH_QUERIES = [
     "dreams sphinx", "conditioning", "fortitude", "ashur tablets", "rafael", "alexandra", "potence",
     "the rack", "zzzz",
 ]
+# Typed wrong → what was meant (``bench compare`` counts which search finds the card).
+TYPO_QUERIES = {
+    "govrn unaligned": "govern the unaligned", "ansn": "anson", "deflektion": "deflection",
+    "blod doll": "blood doll", "majesti": "majesty", "alexnadra": "alexandra", "condtioning": "conditioning",
+    "villien": "villein",
+}
+NAME_QUERIES = [q for q in SEARCH_QUERIES if q not in TYPO_QUERIES]
+
+# The design's budgets (DESIGN.md, "Budgets"), in milliseconds.
+SEARCH_P50_MS = 1.0
+WARM_LOAD_P50_MS = 50.0
+COLD_INDEX_MS = 5000.0
 
 
 def timings(fn: Callable[[], Any], runs: int) -> dict[str, float]:
@@ -59,7 +71,8 @@ def bench_search(rounds: int = 20) -> dict[str, Any]:
             library.search(q, game=game)
             samples.append((time.perf_counter() - start) * 1000)
     result = summarize(samples)
-    result.update(game=game, cards=len(library.cards(game)), budget_p50_ms=2.0, ok=result["p50_ms"] < 2.0)
+    result.update(game=game, cards=len(library.cards(game)), budget_p50_ms=SEARCH_P50_MS,
+                  ok=result["p50_ms"] < SEARCH_P50_MS)
     return result
 
 
@@ -75,7 +88,7 @@ def bench_load(runs: int = 20) -> dict[str, Any]:
         "cards": sum(len(c) for c in catalog.cards.values()),
         "cold_build_ms": round(cold_ms, 1),
         "warm": warm,
-        "budget_warm_ms": 150.0,
-        "budget_cold_ms": 5000.0,
-        "ok": warm["p95_ms"] < 150.0 and cold_ms < 5000.0,
+        "budget_warm_p50_ms": WARM_LOAD_P50_MS,
+        "budget_cold_ms": COLD_INDEX_MS,
+        "ok": warm["p50_ms"] < WARM_LOAD_P50_MS and cold_ms < COLD_INDEX_MS,
     }

@@ -38,6 +38,7 @@ class Catalog:
     cards: dict[str, dict[str, Card]] = field(default_factory=dict)  # game → id → card
     errors: dict[str, list[str]] = field(default_factory=dict)  # game → messages
     transient: bool = False  # a failure that may pass (krcg unreadable): not worth caching
+    index_key: str = ""  # the card index's key when this catalog is the one stored there
 
     def error(self, game: str, message: str) -> None:
         self.errors.setdefault(game, []).append(message)

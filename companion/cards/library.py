@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -12,6 +13,8 @@ from companion.cards.model import Card, parse_ref
 
 if TYPE_CHECKING:
     from companion.cards.search import Hit, SearchIndex
+
+log = logging.getLogger(__name__)
 
 
 class CardLibrary:
@@ -118,13 +121,25 @@ class CardLibrary:
         """Build the search index now (a background worker at start calls this), so that no
         player waits seconds for it at the first card they name (a vampire, a card to find)."""
         if self._search is None:
-            from companion.cards.search import SearchIndex
-
             with self._lock:
                 if self._search is None:
-                    self._search = SearchIndex(self.cards())
+                    self._search = self._search_index()
 
     def search(self, query: str, game: str | None = None, limit: int = 20, **filters: object) -> list[Hit]:
         self.prepare_search()
         assert self._search is not None
         return self._search.search(query, game=game, limit=limit, **filters)
+
+    def _search_index(self) -> SearchIndex:
+        """The search's index as the card index stored it, else computed from the cards."""
+        from companion.cards import index
+        from companion.cards.search import SearchIndex
+
+        cards = self.cards()
+        state = index.read_search(self.catalog)
+        if state is not None:
+            try:
+                return SearchIndex(cards, state=state)
+            except (ValueError, KeyError, IndexError, TypeError) as exc:
+                log.warning("stored search index unusable (%s): computing it", exc)
+        return SearchIndex(cards)

@@ -1,9 +1,16 @@
 """Forgiving search over cards, rules and glossary: case- and accent-insensitive, prefix and word
-matches, and typos (up to two edits) through rapidfuzz's Levenshtein distance.
+matches, and typos (up to two edits, optimal string alignment distance as rapidfuzz counts it).
 
 Every query word must match a word of the name or of the text (words that stand in more than a
 fifth of the documents, such as "the" or "de", are ignored in texts: they would match everything).
 A match in a name weighs three times a match in a text.
+
+Speed: everything a query needs is computed when the index is built, so that a query is a few
+dictionary lookups. Typos go through a deletion index (the "symmetric delete" method): every name
+word is stored under each form it takes with one or two letters deleted; two words within two
+edits of each other share such a form, so a query word finds its candidates by looking up its own
+deletions, and rapidfuzz measures only those few. The state of a card index is plain JSON data
+(``state()``), kept in the card index's cache so that a warm start does not build it again.
 """
 
 from __future__ import annotations
@@ -11,12 +18,13 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from itertools import chain, combinations, repeat
+from typing import Any, Generic, NamedTuple, TypeVar
 
-from rapidfuzz import fuzz, process
+from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 
 from companion.cards.model import Card
@@ -24,18 +32,53 @@ from companion.cards.model import Card
 T = TypeVar("T")
 _NON_WORD = re.compile(r"[^0-9a-z]+")
 _LIGATURES = str.maketrans({"œ": "oe", "æ": "ae", "ø": "o", "đ": "d", "ł": "l"})
+STATE_FORMAT = 2  # bump when the shape of ``SearchIndex.state()`` changes
 
 
 def normalize(text: str) -> str:
     """Lower case, no accents, words separated by single spaces: 'Sérénité' → 'serenite'."""
+    if text.isascii():  # the usual query: the same result without the Unicode steps
+        return _NON_WORD.sub(" ", text.lower()).strip()
     decomposed = unicodedata.normalize("NFKD", text.casefold().translate(_LIGATURES))
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    # Accents dropped by one translate: each distinct character is looked at once, not each
+    # character of a card's whole text.
+    marks = [ord(ch) for ch in set(decomposed) if ch > "\x7f" and unicodedata.combining(ch)]
+    plain = decomposed.translate(dict.fromkeys(marks)) if marks else decomposed
     return _NON_WORD.sub(" ", plain).strip()
 
 
 def max_edits(word: str) -> int:
     # Two edits on a three-letter word would match half the dictionary.
     return 0 if len(word) <= 3 else 1 if len(word) <= 5 else 2
+
+
+def _deletions(word: str, depth: int) -> list[str]:
+    """``word`` and every form of it with up to ``depth`` letters deleted (a form may come twice:
+    "ll" less either l). The letters kept, in order, are itertools' combinations: made in C."""
+    forms = [word]
+    for kept in range(len(word) - 1, max(len(word) - depth, 0) - 1, -1):
+        forms += map("".join, combinations(word, kept))
+    return forms
+
+
+def _stored_deletions(word: str) -> set[str]:
+    """The forms of a name word the deletion index keeps: only those a query can reach. A query
+    word of 4-5 letters allows one edit, of 6 or more two (``max_edits``); two words within k
+    edits share a form with at most k letters deleted from each, so a word of n letters needs its
+    one-letter deletions only when n >= 4 and its two-letter ones only when n >= 6."""
+    n = len(word)
+    if n < 3:
+        return set()
+    return set(_deletions(word, 0 if n == 3 else 1 if n < 6 else 2))
+
+
+def _prefix_table(words: list[str], shortest: int) -> dict[str, tuple[str, ...]]:
+    """Each prefix of ``shortest`` letters or more of the sorted ``words`` → the words it starts."""
+    table: dict[str, list[str]] = {}
+    for word in words:
+        for end in range(shortest, len(word) + 1):
+            table.setdefault(word[:end], []).append(word)
+    return {prefix: tuple(found) for prefix, found in table.items()}
 
 
 @dataclass(frozen=True)
@@ -46,8 +89,9 @@ class Doc(Generic[T]):
     attrs: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Hit(Generic[T]):
+class Hit(NamedTuple, Generic[T]):
+    # A tuple rather than a frozen dataclass: a query makes up to ``limit`` of them, and a
+    # frozen dataclass's __init__ costs as much as the rest of a fast query.
     item: T
     score: float
     where: str  # "name" or "text": where the query matched best
@@ -57,13 +101,30 @@ class Hit(Generic[T]):
         return self.item
 
 
+_hit = tuple.__new__  # Hit(...) without the keyword handling of a named tuple's __new__
+
+# One category of match for a query word: (docs, score), best first. A document takes the
+# score of the first category that holds it; categories are tried in falling order of score
+# (exact name 3, name prefix 2.4-2.9, name typo 1.8 / 1.4, text word 1, text prefix 0.7).
+_TEXT = 1.0
+_TYPO = (0.0, 2.2 - 0.4 * 1, 2.2 - 0.4 * 2)  # by distance
+_NOTHING_NEAR: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+
+
 class DocIndex(Generic[T]):
-    def __init__(self, docs: Iterable[Doc[T]]) -> None:
-        self.docs: list[Doc[T]] = list(docs)
+    """The words of documents' names and texts, ready for ``search``."""
+
+    def __init__(self, docs: Iterable[Doc[T]] = (), *, state: dict[str, Any] | None = None,
+                 items: Sequence[T] | None = None) -> None:
+        if state is not None:
+            self._restore(state, items or ())
+            return
+        docs = list(docs)
+        self.items: list[T] = [d.item for d in docs]
         self._full: list[list[str]] = []  # normalized whole names per doc
         name_map: dict[str, set[int]] = defaultdict(set)
         text_map: dict[str, set[int]] = defaultdict(set)
-        for i, doc in enumerate(self.docs):
+        for i, doc in enumerate(docs):
             fulls = [normalize(n) for n in doc.names if n]
             self._full.append(fulls)
             for full in fulls:
@@ -71,81 +132,212 @@ class DocIndex(Generic[T]):
                     name_map[word].add(i)
             for word in set(normalize(doc.text).split()):
                 text_map[word].add(i)
-        common = max(20, len(self.docs) // 5)
-        self._name_map = dict(name_map)
+        common = max(20, len(docs) // 5)
         self._name_words = sorted(name_map)
-        self._text_map = {w: d for w, d in text_map.items() if len(d) <= common}
-        self._text_words = sorted(self._text_map)
+        self._name_map = {w: tuple(sorted(name_map[w])) for w in self._name_words}
+        self._text_words = sorted(w for w, d in text_map.items() if len(d) <= common)
+        self._text_map = {w: tuple(sorted(text_map[w])) for w in self._text_words}
+        deletes: dict[str, list[str]] = defaultdict(list)
+        for word in self._name_words:
+            for form in _stored_deletions(word):
+                deletes[form].append(word)
+        alone = {w: (w,) for w in self._name_words}  # a form of one word shares that word's tuple
+        self._deletes = {form: alone[ws[0]] if len(ws) == 1 else tuple(ws) for form, ws in deletes.items()}
+        # The typos of every word the index knows are found once, here: a query word spelled
+        # right (most are) costs one lookup; only a word the cards never use is looked up by
+        # its deletions.
+        self._known_near = {}
+        for word in {*self._name_words, *self._text_words}:
+            edits = max_edits(word)
+            if edits:
+                self._known_near[word] = self._scan_near(word, edits)
+        self._prepare()
 
-    # --- matching one query word -------------------------------------------------------
-    @staticmethod
-    def _prefixed(words: list[str], prefix: str) -> list[str]:
-        start = bisect.bisect_left(words, prefix)
-        end = bisect.bisect_left(words, prefix + "\uffff")
-        return words[start:end]
+    def _prepare(self) -> None:
+        """What queries use besides the stored state: each document's names without repeats,
+        and every name sorted, for the bonus of a name that is or starts with the query."""
+        self._full = [list(dict.fromkeys(fulls)) for fulls in self._full]
+        self._single = [fulls[0] if len(fulls) == 1 else None for fulls in self._full]
+        self._first_len = [len(fulls[0]) if fulls else 0 for fulls in self._full]
+        pairs = sorted((f, d) for d, fulls in enumerate(self._full) for f in fulls)
+        self._sorted_names = [f for f, _ in pairs]
+        self._sorted_docs = [d for _, d in pairs]
+        # Every prefix of a word (2 letters or more for names, 4 for texts: shorter ones are not
+        # completed) → the words it starts, in sorted order: one lookup instead of two bisections
+        # over the vocabulary.
+        self._name_prefixes = _prefix_table(self._name_words, 2)
+        self._text_prefixes = _prefix_table(self._text_words, 4)
 
-    def _word_scores(self, word: str, allowed: set[int] | None) -> dict[int, tuple[float, str]]:
-        best: dict[int, tuple[float, str]] = {}
+    # --- the cache -----------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        """Plain JSON data from which ``DocIndex(state=..., items=...)`` is the same index."""
+        number = {w: i for i, w in enumerate(self._name_words)}
+        forms = list(self._deletes)
+        multi: list[tuple[int, ...]] = []
+        ids: list[int] = []
+        for form in forms:
+            value = self._deletes[form]
+            if len(value) == 1:
+                ids.append(number[value[0]])
+            else:
+                ids.append(~len(multi))
+                multi.append(tuple(number[w] for w in value))
+        return {
+            "full": self._full,
+            "name_words": self._name_words, "name_docs": [self._name_map[w] for w in self._name_words],
+            "text_words": self._text_words, "text_docs": [self._text_map[w] for w in self._text_words],
+            # one string and one list of numbers: read back many times faster than a mapping
+            "delete_forms": "\n".join(forms), "delete_ids": ids, "delete_multi": multi,
+            "near": {w: [[number[x] for x in near] for near in pair]
+                     for w, pair in self._known_near.items() if pair != _NOTHING_NEAR},
+        }
 
-        def offer(docs: Iterable[int], score: float, where: str) -> None:
-            for d in docs:
-                if allowed is not None and d not in allowed:
-                    continue
-                if d not in best or best[d][0] < score:
-                    best[d] = (score, where)
+    def _restore(self, state: dict[str, Any], items: Sequence[T]) -> None:
+        self.items = list(items)
+        self._full = state["full"]
+        if len(self._full) != len(self.items):
+            raise ValueError(f"a search state of {len(self._full)} documents for {len(self.items)} items")
+        self._name_words = state["name_words"]
+        self._name_map = dict(zip(self._name_words, map(tuple, state["name_docs"]), strict=True))
+        self._text_words = state["text_words"]
+        self._text_map = dict(zip(self._text_words, map(tuple, state["text_docs"]), strict=True))
+        words = self._name_words
+        alone = [(w,) for w in words]
+        multi = [tuple(words[i] for i in ids) for ids in state["delete_multi"]]
+        forms = state["delete_forms"].split("\n") if state["delete_forms"] else []
+        # A wrong number raises IndexError, a wrong count ValueError: the caller rebuilds.
+        self._deletes = dict(zip(forms, [alone[i] if i >= 0 else multi[~i] for i in state["delete_ids"]], strict=True))
+        self._known_near = {w: _NOTHING_NEAR for w in (*self._name_words, *self._text_words) if max_edits(w)}
+        for w, (one, two) in state["near"].items():
+            self._known_near[w] = (tuple(words[i] for i in one), tuple(words[i] for i in two))
+        self._prepare()
 
-        if word in self._name_map:
-            offer(self._name_map[word], 3.0, "name")
+    # --- matching one query word ---------------------------------------------------------
+    def _scan_near(self, word: str, edits: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Name words one and two edits away from ``word``, through the deletion index."""
+        found = set(chain.from_iterable(filter(None, map(self._deletes.get, _deletions(word, edits)))))
+        near: tuple[list[str], ...] = ([], [], [], [])  # by distance; edits + 1: too far
+        for other in found:
+            near[OSA.distance(word, other, score_cutoff=edits)].append(other)
+        return (tuple(near[1]), tuple(near[2]) if edits > 1 else ()) if near[1] or near[2] else _NOTHING_NEAR
+
+    def _near(self, word: str, edits: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Name words one and two edits away from ``word`` (never ``word`` itself)."""
+        known = self._known_near.get(word)
+        return known if known is not None else self._scan_near(word, edits)
+
+    def _word_scores(self, word: str) -> dict[int, float]:
+        """The best score of each document for one query word; above 1.0 means in a name."""
+        name_map = self._name_map
+        best: dict[int, float] = dict.fromkeys(name_map.get(word, ()), 3.0)
+        offers: list[tuple[Iterable[int], float]] = []  # (docs, score), best score first
         if len(word) >= 2:
-            for w in self._prefixed(self._name_words, word):
-                if w != word:
-                    offer(self._name_map[w], 2.4 + 0.5 * len(word) / len(w), "name")
+            completions = self._name_prefixes.get(word, ())
+            if len(completions) > (word in name_map):  # some besides the word itself
+                # A shorter completion scores higher: offered first, it keeps the document.
+                by_length: dict[int, list[str]] = {}
+                for w in completions:
+                    if w != word:
+                        by_length.setdefault(len(w), []).append(w)
+                for length in sorted(by_length):
+                    offers.append((chain.from_iterable(map(name_map.__getitem__, by_length[length])),
+                                   2.4 + 0.5 * len(word) / length))
         edits = max_edits(word)
         if edits:
-            for w, dist, _ in process.extract(word, self._name_words, scorer=OSA.distance,
-                                              score_cutoff=edits, limit=None):
-                if dist:
-                    offer(self._name_map[w], 2.2 - 0.4 * dist, "name")
-        if word in self._text_map:
-            offer(self._text_map[word], 1.0, "text")
+            for dist, near in enumerate(self._near(word, edits), 1):
+                if near:
+                    offers.append((chain.from_iterable(map(name_map.__getitem__, near)), _TYPO[dist]))
+        text_map = self._text_map
+        if word in text_map:
+            offers.append((text_map[word], _TEXT))
         if len(word) >= 4:
-            for w in self._prefixed(self._text_words, word)[:200]:
-                offer(self._text_map[w], 0.7, "text")
+            completions = self._text_prefixes.get(word, ())[:200]
+            if completions:
+                offers.append((chain.from_iterable(map(text_map.__getitem__, completions)), 0.7))
+        for docs, score in offers:  # a document keeps the first (best) score offered to it
+            fresh = set(docs).difference(best)
+            if fresh:
+                best.update(dict.fromkeys(fresh, score))
         return best
 
-    # --- the query -------------------------------------------------------------------
-    def search(self, query: str, limit: int = 20, allowed: set[int] | None = None) -> list[Hit[T]]:
-        q = normalize(query)
+    # --- the query -----------------------------------------------------------------------
+    def search(self, query: str, limit: int = 20, allowed: set[int] | frozenset[int] | None = None) -> list[Hit[T]]:
+        return self.search_normalized(normalize(query), limit, allowed)
+
+    def search_normalized(self, q: str, limit: int = 20,
+                          allowed: set[int] | frozenset[int] | None = None) -> list[Hit[T]]:
+        """``search`` of a query already through ``normalize``."""
         words = q.split()
-        if not words:
+        if len(words) > 1:
+            words = list(dict.fromkeys(words))
+        elif not words:
             return []
-        totals: dict[int, float] = defaultdict(float)
-        matched: dict[int, int] = defaultdict(int)
-        where: dict[int, str] = {}
-        for word in dict.fromkeys(words):
-            for d, (score, place) in self._word_scores(word, allowed).items():
-                totals[d] += score
-                matched[d] += 1
-                if place == "name" or d not in where:
-                    where[d] = place
-        need = len(dict.fromkeys(words))
-        candidates = [d for d in totals if matched[d] == need]
+        scores = [self._word_scores(word) for word in words]
+        need = len(words)
+        if need == 1:
+            candidates: Iterable[int] = scores[0].keys()
+        else:
+            ordered = sorted(scores, key=len)
+            candidates = set(ordered[0]).intersection(*ordered[1:])
+        if allowed is not None:
+            candidates = allowed.intersection(candidates)
         if not candidates and need > 1:  # forgive one word the user got too wrong
-            candidates = [d for d in totals if matched[d] >= need - 1]
+            counts = Counter(d for s in scores for d in s)
+            candidates = {d for d, n in counts.items() if n >= need - 1}
+            if allowed is not None:
+                candidates &= allowed
+        full = self._full
+        if len(candidates) <= 32:  # a few: their own names are quicker to look at
+            special = {}
+            for d in candidates:
+                fulls = full[d]
+                if q in fulls:
+                    special[d] = 10
+                elif any(map(str.startswith, fulls, repeat(q))):
+                    special[d] = 5
+        else:
+            special = self._name_bonus(q)
+        single, first_len = self._single, self._first_len
+        ratio = fuzz.ratio
         hits = []
         for d in candidates:
-            score = totals[d]
-            fulls = self._full[d]
-            if q in fulls:
-                score += 10
-            elif any(f.startswith(q) for f in fulls):
-                score += 5
-            elif fulls:
-                score += 2 * max(fuzz.ratio(q, f) for f in fulls) / 100
+            if need == 1:
+                score = scores[0][d]
+                name = score > _TEXT
+            else:
+                score = 0.0
+                name = False
+                for s in scores:
+                    x = s.get(d)
+                    if x is not None:
+                        score += x
+                        name = name or x > _TEXT
+            bonus = special.get(d)
+            if bonus is not None:
+                score += bonus
+            elif single[d] is not None:
+                score += 2 * ratio(q, single[d]) / 100
+            elif full[d]:
+                score += 2 * max(map(ratio, repeat(q), full[d])) / 100
             # Shorter names first among equals: "Majesty" before "Mantle of the Bestial Majesty".
-            hits.append((-round(score, 3), len(fulls[0]) if fulls else 0, d))
+            hits.append((-round(score, 3), first_len[d], d, name))
         hits.sort()
-        return [Hit(self.docs[d].item, -neg, where.get(d, "text")) for neg, _, d in hits[:limit]]
+        items = self.items
+        return [_hit(Hit, (items[d], -neg, "name" if name else "text")) for neg, _, d, name in hits[:limit]]
+
+    def _name_bonus(self, q: str) -> dict[int, int]:
+        """The documents one of whose names is the whole query (10) or starts with it (5)."""
+        names = self._sorted_names
+        start = bisect.bisect_left(names, q)
+        end = bisect.bisect_left(names, q + "\uffff", start)
+        bonus: dict[int, int] = {}
+        for i in range(start, end):
+            d = self._sorted_docs[i]
+            if names[i] == q:
+                bonus[d] = 10
+            else:
+                bonus.setdefault(d, 5)
+        return bonus
 
 
 def card_doc(card: Card) -> Doc[Card]:
@@ -175,42 +367,59 @@ def _cost_number(card: Card) -> int | None:
 class SearchIndex:
     """Search over cards with filters: game, type, cost, clan or faction."""
 
-    def __init__(self, cards: Sequence[Card]) -> None:
-        self._docs = [card_doc(c) for c in cards]
-        self._index = DocIndex(self._docs)
-        self._by_game: dict[str, set[int]] = defaultdict(set)
-        for i, doc in enumerate(self._docs):
-            self._by_game[doc.attrs["game"]].add(i)
+    def __init__(self, cards: Sequence[Card], state: dict[str, Any] | None = None) -> None:
+        """``state``: what ``state()`` returned for these same cards (from the card index's
+        cache); without it, everything is computed from the cards."""
+        self._cards = list(cards)
+        if state is None:
+            docs = [card_doc(c) for c in self._cards]
+            self._attrs = [(d.attrs["types"], d.attrs["groups"], d.attrs["cost"]) for d in docs]
+            self._index = DocIndex(docs)
+        else:
+            if state.get("format") != STATE_FORMAT or state.get("refs") != [c.ref for c in self._cards]:
+                raise ValueError("a search state made for other cards")
+            self._attrs = [(set(t), set(g), c) for t, g, c in state["attrs"]]
+            self._index = DocIndex(state=state["index"], items=self._cards)
+        by_game: dict[str, set[int]] = defaultdict(set)
+        for i, card in enumerate(self._cards):
+            by_game[card.game].add(i)
+        self._by_game = {g: frozenset(s) for g, s in by_game.items()}
+        self._known_cache: dict[int, set[str]] = {}
+
+    def state(self) -> dict[str, Any]:
+        """Plain JSON data, kept in the card index's cache (see ``__init__``)."""
+        return {"format": STATE_FORMAT, "refs": [c.ref for c in self._cards],
+                "attrs": [(sorted(t), sorted(g), c) for t, g, c in self._attrs], "index": self._index.state()}
 
     def search(self, query: str, game: str | None = None, limit: int = 20, type: str | None = None,
                cost: int | None = None, clan: str | None = None, **_: object) -> list[Hit[Card]]:
-        allowed: set[int] | None = None
+        allowed: frozenset[int] | set[int] | None = None
         if game is not None:
-            allowed = set(self._by_game.get(game, set()))
+            allowed = self._by_game.get(game, frozenset())
         if type or cost is not None or clan:
-            base = allowed if allowed is not None else set(range(len(self._docs)))
+            base = allowed if allowed is not None else range(len(self._cards))
             t, c = normalize(type or ""), normalize(clan or "")
-            allowed = {i for i in base if self._has(i, "types", t) and self._has(i, "groups", c)
-                       and (cost is None or self._docs[i].attrs["cost"] == cost)}
-        if not normalize(query):  # filters alone: list what they allow
-            items = sorted(allowed or (), key=lambda i: self._docs[i].item.name)[:limit]
-            return [Hit(self._docs[i].item, 0.0, "name") for i in items]
-        return self._index.search(query, limit=limit, allowed=allowed)
+            allowed = {i for i in base if self._has(i, 0, t) and self._has(i, 1, c)
+                       and (cost is None or self._attrs[i][2] == cost)}
+        q = normalize(query)
+        if not q:  # filters alone: list what they allow
+            items = sorted(allowed or (), key=lambda i: self._cards[i].name)[:limit]
+            return [Hit(self._cards[i], 0.0, "name") for i in items]
+        return self._index.search_normalized(q, limit=limit, allowed=allowed)
 
-    def _has(self, i: int, attr: str, value: str) -> bool:
+    def _has(self, i: int, attr: int, value: str) -> bool:
         """Exact value ("toreador" is not "toreador antitribu"), or a prefix when no card has that
         exact value, so that "act" still finds actions."""
         if not value:
             return True
-        values = self._docs[i].attrs[attr]
+        values = self._attrs[i][attr]
         if value in values:
             return True
         if value not in self._known(attr):
             return any(x.startswith(value) for x in values)
         return False
 
-    def _known(self, attr: str) -> set[str]:
-        cache = self.__dict__.setdefault("_known_cache", {})
-        if attr not in cache:
-            cache[attr] = {v for d in self._docs for v in d.attrs[attr]}
-        return cache[attr]
+    def _known(self, attr: int) -> set[str]:
+        if attr not in self._known_cache:
+            self._known_cache[attr] = {v for a in self._attrs for v in a[attr]}
+        return self._known_cache[attr]

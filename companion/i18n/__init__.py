@@ -23,7 +23,9 @@ _lang = os.environ.get("COMPANION_LANG", "fr") if os.environ.get("COMPANION_LANG
 @functools.cache
 def _table() -> dict[str, dict[str, str]]:
     text = resources.files(__package__).joinpath("messages.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text) or {}
+    # libyaml's parser when PyYAML has it: the same table, read five times faster (this is on
+    # the way to the first frame).
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
 
 
 _games: dict[str, dict[str, str]] = {}  # the games' own messages, as their data is read

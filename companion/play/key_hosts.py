@@ -55,9 +55,10 @@ class SessionHost:
     """The keys' host: table commands are the core Session's intents (source "key"); screens are
     the front end's navigator's."""
 
-    def __init__(self, session: Any, navigator: Navigator | None = None) -> None:
+    def __init__(self, session: Any, navigator: Navigator | None = None, judge: Any = None) -> None:
         self.session = session  # companion.play.session.Session
         self.navigator = navigator if navigator is not None else TableOnly()
+        self.judge = judge or (lambda: False)  # the Runtime's call_judge: a judge to the table (a venue)
 
     @property
     def game(self) -> Any:

@@ -297,6 +297,11 @@ class Keys:
         else:
             self.announcer.read_seat(self.host.game, seat, short=self._short())
 
+    def a_judge(self, _b: Binding) -> None:
+        judge = getattr(self.host, "judge", None)  # a host without a venue: the runtime says so
+        if judge is not None:
+            judge()
+
     def a_read_table(self, _b: Binding) -> None:
         self.announcer.read_table(self.host.game, short=self._short())
 

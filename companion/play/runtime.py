@@ -64,7 +64,23 @@ class Runtime:
         i18n.on_language(self.set_language)  # the Settings' language: what the table says follows it
         # Words a front end's text input offers to extensions first (the venue's "résultat", "juge").
         self.words: list[Callable[[str], bool]] = []
+        # The venue's link (companion.venue.link.TableLink) once the table joined one: its judge
+        # call and round clock, for the front ends that show them.
+        self.venue: Any = None
         self._closers = [c for c in (ext(self) for ext in list(Runtime.extensions)) if c is not None]
+
+    def add_closer(self, closer: Callable[[], None]) -> None:
+        """Something to stop when the runtime closes (a venue joined from the window's menu)."""
+        self._closers.append(closer)
+
+    def call_judge(self) -> bool:
+        """Call a judge to this table (the window's button and key, the console's word "juge"):
+        False, and said, when the table has joined no venue."""
+        if self.venue is None:
+            self.say(t("venue.judge.not_joined"))
+            return False
+        self.venue.judge()
+        return True
 
     # -- language -------------------------------------------------------------------------
 
@@ -193,7 +209,8 @@ class Runtime:
 
     def keys(self, navigator: Any = None, focus: Any = None) -> Keys:
         """The key controller over this session, for a front end's screens (``navigator``)."""
-        return Keys(SessionHost(self.session, navigator), self.announcer, self.voice, lang=self.lang, focus=focus)
+        host = SessionHost(self.session, navigator, self.call_judge)
+        return Keys(host, self.announcer, self.voice, lang=self.lang, focus=focus)
 
     # -- speech ---------------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 """What a seat's own device (a phone) may do at the table: the rule, in the core, so that every
-front end that lets a seat act for itself applies the same one (DESIGN.md "Seats, privacy").
+front end that lets a seat act for itself applies the same one (README.md, "Phones as seats").
 
 - A seat acts for itself only: "pool -2" on Ann's phone is Ann's pool; a line naming another
   seat is refused.
@@ -88,8 +88,24 @@ def proposal_json(session: Any, proposal: Any) -> dict[str, Any] | None:
     game = session.game
     if proposal is None or game is None:
         return None
-    return {"seat": proposal.seat + 1, "choices": bool(proposal.choices),
+    return {"seat": proposal.seat + 1, "choices": _choices_json(game, proposal.choices),
             "lines": {lang: [x for x in (proposal.text(game, lang), proposal.blocked(lang)) if x] for lang in LANGS}}
+
+
+def _choices_json(game: Any, choices: dict[str, Any] | None) -> dict[str, Any] | None:
+    """What the card's choice asks (essences "of your choice"), as the table screen offers it: how
+    many to pay, then to gain, and each essence allowed with its name in both languages."""
+    if not choices:
+        return None
+    allowed = []
+    for essence in choices.get("allowed", []):
+        try:
+            counter = game.data.counter(essence)
+            words = {lang: counter.name(lang) for lang in LANGS}
+        except KeyError:
+            words = {lang: essence for lang in LANGS}
+        allowed.append([essence, words])
+    return {"pay": int(choices.get("pay", 0)), "gain": int(choices.get("gain", 0)), "allowed": allowed}
 
 
 def answer_proposal(session: Any, phones: Any, seat: int, confirm: bool, choice: list[str], lang: str = "fr",

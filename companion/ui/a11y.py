@@ -434,6 +434,8 @@ class A11y:
         if typing and (key == "enter" or (len(key) == 1 and key in HEX_KEYS)):
             if self._field_scan(self.field_wedge.feed(key, self.clock())):
                 return True  # the reader's Enter: the field does not take it
+            if key == "enter" and self._validate_field():
+                return True
         elif typing:
             self.field_wedge.flush(float("inf"))
         if not typing and (key == "enter" or (len(key) == 1 and key in HEX_KEYS)):
@@ -447,6 +449,19 @@ class A11y:
             return True
         self._wedge_out(self.wedge.flush(float("inf")))  # a key of another kind: give back what is held
         return self._press(key, typing)
+
+    def _validate_field(self) -> bool:
+        """Enter in a one-line field that says ``submit_on_enter`` sends it, as in any form (the
+        venue's address): the keys take the Enter before Kivy's field sees it, so it is given to
+        the field here. Other fields keep Enter for the keys (a card laid while searching)."""
+        from kivy.uix.textinput import TextInput
+
+        screen = self.manager.current_screen
+        field = next((w for w in screen.walk() if isinstance(w, TextInput) and w.focus), None) if screen else None
+        if field is None or field.multiline or not getattr(field, "submit_on_enter", False):
+            return False
+        field.dispatch("on_text_validate")
+        return True
 
     def _field_scan(self, outputs: list) -> bool:
         """A reader's burst the focused field already took: out of the field, laid as a card."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
@@ -74,6 +75,8 @@ SCREENS: list[ScreenSpec] = [
     ScreenSpec("deck", "companion.ui.screens.deck", "DeckScreen", "\u25a4"),  # ▤
     ScreenSpec("enroll", "companion.ui.screens.enroll", "EnrollScreen", "\u270e"),  # ✎
     ScreenSpec("settings", "companion.ui.screens.settings", "SettingsScreen", "\u2699"),  # ⚙
+    # Reached from the table's menu (and by the keys): a table joining the organiser's hub.
+    ScreenSpec("venue", "companion.ui.screens.venue", "VenueScreen", "\u2691", nav=False),  # ⚑
 ]
 
 
@@ -81,6 +84,43 @@ def screen_class(spec: ScreenSpec) -> type[Screen]:
     import importlib
 
     return getattr(importlib.import_module(spec.module), spec.cls)
+
+
+class LazyScreenManager(ScreenManager):
+    """A ScreenManager whose screens may be made on first use: a screen registered with
+    ``register`` is not built until it is asked for (shown, read by ``get_screen``) or until
+    ``build_next`` makes it in idle time, so the first frame waits for the first screen only.
+    Asking for a registered screen answers as if it were built: every caller keeps working."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._pending: dict[str, Callable[[], Screen]] = {}
+
+    def register(self, name: str, make: Callable[[], Screen]) -> None:
+        self._pending[name] = make
+
+    @property
+    def pending(self) -> list[str]:
+        return list(self._pending)
+
+    def build(self, name: str) -> None:
+        make = self._pending.pop(name, None)  # popped first: a screen asking for itself in its build
+        if make is not None:
+            self.add_widget(make())
+
+    def build_next(self) -> bool:
+        """Make one screen still pending; False when none is left."""
+        if not self._pending:
+            return False
+        self.build(next(iter(self._pending)))
+        return True
+
+    def has_screen(self, name: str) -> bool:
+        return name in self._pending or super().has_screen(name)
+
+    def get_screen(self, name: str) -> Screen:
+        self.build(name)
+        return super().get_screen(name)
 
 
 class Root(BoxLayout):
@@ -92,7 +132,7 @@ class Root(BoxLayout):
 
         super().__init__(**kwargs)
         self.session = session
-        self.manager = ScreenManager(transition=NoTransition())
+        self.manager = LazyScreenManager(transition=NoTransition())
         self.nav = NavBar()
         self.nav.bind(picked=lambda _bar, name: self.show(name))
         self.manager.bind(current=self._on_current)
@@ -100,6 +140,7 @@ class Root(BoxLayout):
         self._history: list[str] = []  # screens left, most recent last, for Escape (back)
         self._going_back = False
         self._last = ""
+        self.on_screen_built: Callable[[Screen], None] | None = None  # the app's setup of a late screen
         self._arrange("landscape")
 
     # ScreenManager's reading API, so that callers need not know about the bar.
@@ -166,6 +207,24 @@ class Root(BoxLayout):
         if spec.nav:
             self.nav.add_item(spec.name, spec.glyph, t(f"nav.{spec.name}"))
 
+    def register_screen(self, spec: ScreenSpec, make: Callable[[], Screen]) -> None:
+        """A screen made on first use (see LazyScreenManager); its button is in the bar now."""
+        def build() -> Screen:
+            screen = make()
+            screen.nav_glyph = spec.glyph
+            built = self.on_screen_built
+            if built is not None:
+                built(screen)
+            return screen
+
+        self.manager.register(spec.name, build)
+        if spec.nav:
+            self.nav.add_item(spec.name, spec.glyph, t(f"nav.{spec.name}"))
+
+    def build_next(self) -> bool:
+        """Make one screen not yet made (idle time after the first frame); False when all are."""
+        return self.manager.build_next()
+
     def on_size(self, _widget: Root, size: tuple[float, float]) -> None:
         theme.fit(*size)
         sizes.fit(*size)
@@ -188,18 +247,24 @@ class Root(BoxLayout):
             self.add_widget(self.manager)
 
 
+def _make_screen(spec: ScreenSpec, session: SessionMirror) -> Screen:
+    screen = screen_class(spec)(name=spec.name)
+    bind = getattr(screen, "bind_session", None)
+    if callable(bind):
+        bind(session)
+    return screen
+
+
 def build_root(session: SessionMirror | None = None, start: str = "card") -> Root:
     """Every screen of ``SCREENS``, sharing one session (a fresh one when none is given), with
-    ``start`` shown first."""
+    ``start`` shown first. Only ``start`` is made now (a screen costs about 0.1-0.3 s of CPU, the
+    first frame waits for what is made before it); the others are made on first use or by
+    ``Root.build_next`` in idle time, and answer ``has_screen``/``get_screen`` meanwhile."""
     theme.font_name = fonts.register()
     session = session if session is not None else SessionMirror()
     root = Root(session)
     for spec in SCREENS:
-        screen = screen_class(spec)(name=spec.name)
-        bind = getattr(screen, "bind_session", None)
-        if callable(bind):
-            bind(session)
-        root.add_screen(spec, screen)
+        root.register_screen(spec, partial(_make_screen, spec, session))
     root.show(start)
     theme.fit(*root.size)
     sizes.fit(*root.size)
@@ -231,10 +296,13 @@ class CompanionApp(App):
         self._apply_language()  # before the screens are made: they read their words once
         self.title = t("app.title")
         root = build_root(self.session, start="home")
+        root.on_screen_built = self._screen_built
         self.apply_config()
-        card = root.get_screen("card")
-        card.where = reader_label(self.reader_path or "")
         return root
+
+    def _screen_built(self, screen: Screen) -> None:
+        if screen.name == "card":
+            screen.where = reader_label(self.reader_path or "")
 
     def build_config(self, config) -> None:
         from companion.ui.screens.settings import set_defaults
@@ -320,6 +388,12 @@ class CompanionApp(App):
         if self.first_frame_after is not None:
             log.info("first frame %.2f s after process start", self.first_frame_after)
         self.start_background()
+        # The other screens, one per frame, so that keys and touch still answer between them.
+        Clock.schedule_once(self._build_next_screen, 0)
+
+    def _build_next_screen(self, *_args) -> None:
+        if self.root is not None and self.root.build_next():
+            Clock.schedule_once(self._build_next_screen, 0)
 
     def start_background(self) -> None:
         """Load the cards and start the reader; both run off the main thread."""

@@ -13,9 +13,10 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 from typing import Any
 
-FIRST_FRAME_BUDGET_S = 1.5
+FIRST_FRAME_BUDGET_S = 1.0  # DESIGN.md: cold start to first frame (cached card index)
 RSS_BUDGET_MB = 150.0
 
 
@@ -51,6 +52,13 @@ def _child() -> int:
 
     report: dict[str, Any] = {}
 
+    def first_tick(_dt: float) -> None:
+        # CPU time of the process up to its first frame's clock tick: unlike the wall clock,
+        # it does not grow when other programs share the machine.
+        report["first_frame_cpu_s"] = round(time.process_time(), 3)
+
+    Clock.schedule_once(first_tick, 0)
+
     def probe(_dt: float) -> None:
         app = App.get_running_app()
         if app is None or app.root is None or app.last_scan is None:
@@ -72,6 +80,9 @@ def bench_startup(runs: int = 5) -> dict[str, Any]:
     if not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY")):
         env.setdefault("SDL_VIDEODRIVER", "offscreen")
     env.setdefault("COMPANION_SPEECH", "silent")
+    # An installed program has its bytecode compiled (pip does it): let the warm-up run write it
+    # here too, or every run would compile the whole program before its first frame.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     results = []
     for _ in range(runs + 1):
         proc = subprocess.run([sys.executable, "-m", "companion.ui.bench"], capture_output=True, text=True,
@@ -82,6 +93,7 @@ def bench_startup(runs: int = 5) -> dict[str, Any]:
         results.append(json.loads(lines[-1]))
     warm = results[1:]  # the first run may have built the card index
     frames = sorted(r["first_frame_s"] for r in warm if r.get("first_frame_s") is not None)
+    cpu = [r["first_frame_cpu_s"] for r in warm if r.get("first_frame_cpu_s") is not None]
     rss = max(r["rss_mb"] for r in warm)
     rss_own = max(r["rss_mb"] - r.get("software_gl_mb", 0.0) for r in warm)
     if not frames:
@@ -90,11 +102,14 @@ def bench_startup(runs: int = 5) -> dict[str, Any]:
         "runs": len(warm),
         "first_frame_p50_s": round(statistics.median(frames), 3),
         "first_frame_max_s": round(frames[-1], 3),
+        "first_frame_cpu_p50_s": round(statistics.median(cpu), 3) if cpu else None,
+        "load_average": [round(x, 2) for x in os.getloadavg()],
         "rss_mb_max": rss,
         "rss_mb_max_without_software_gl": round(rss_own, 1),
         "budget_first_frame_s": FIRST_FRAME_BUDGET_S,
         "budget_rss_mb": RSS_BUDGET_MB,
-        "ok": frames[-1] < FIRST_FRAME_BUDGET_S and rss_own < RSS_BUDGET_MB,
+        # the median run: one run slowed by the machine's other work does not decide
+        "ok": statistics.median(frames) < FIRST_FRAME_BUDGET_S and rss_own < RSS_BUDGET_MB,
     }
 
 

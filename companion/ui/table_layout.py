@@ -345,9 +345,11 @@ class StripPlan:
     font: float
 
 
-def plan_strip(box: Box, widths: list[float], line: float, touch: float, gap: float) -> StripPlan:
+def plan_strip(box: Box, widths: list[float], line: float, touch: float, gap: float,
+               clock_chars: float = 5) -> StripPlan:
     """Buttons at the bottom of the strip, in centred rows, each at least a touch target; the
-    turn (with the clock), the phase and the last answer above them."""
+    turn (with the clock, ``clock_chars`` font sizes wide: a venue's round clock too), the phase
+    and the last answer above them."""
     x, y, w, h = box
     packed = pack_rows(widths, w, touch, gap)
     rows = len(packed)
@@ -370,7 +372,7 @@ def plan_strip(box: Box, widths: list[float], line: float, touch: float, gap: fl
     text_y = row_y + rows * (touch + gap)
     font = line / 1.3
     if each == 1:  # the clock at the end of the turn's line
-        clock_w = min(w * 0.25, font * 5)
+        clock_w = min(w * (0.25 if clock_chars <= 5 else 0.45), font * clock_chars)
         top = text_y + 3 * line
         turn = (x + gap, top - line, w - 2 * gap - clock_w, line)
         clock = (x + w - gap - clock_w, top - line, clock_w, line)

@@ -1,5 +1,5 @@
 """The venue: many tables, one room. An organiser's hub collects every table's game over MQTT
-through a Mosquitto broker (DESIGN.md, "Many tables: the venue").
+through a Mosquitto broker (README.md, "Many tables: a venue"; docs/venue.md).
 
 - ``broker``: the Mosquitto the hub starts (config, password and ACL files in the event folder);
 - ``topics``: the topic names both sides use, and who may write which;

@@ -233,6 +233,11 @@ class TableLink:
         self.outbox.add("judge", body)
         self._poke()
 
+    def judge(self, seat: int | None = None, why: str = "") -> None:
+        """The players call a judge (the console's word, the window's button and key): sent, said."""
+        self.call_judge(seat, why)
+        self.say(t("venue.judge.called", table=self.table))
+
     def result_text(self, lang: str | None = None) -> str:
         body = self.proposal()
         if body is None:
@@ -256,8 +261,7 @@ class TableLink:
             return False
         w = words()
         if parts[0] in {_plain(x) for x in w["judge"]}:
-            self.call_judge(why=" ".join(text.split()[1:]))
-            self.say(t("venue.judge.called", table=self.table))
+            self.judge(why=" ".join(text.split()[1:]))
             return True
         if parts[0] in {_plain(x) for x in w["result"]}:
             if len(parts) > 1 and parts[1] in {_plain(x) for x in w["confirm"]}:

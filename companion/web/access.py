@@ -16,6 +16,7 @@ import resource
 import secrets
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -29,6 +30,7 @@ TOKEN = re.compile(r"[0-9a-f]{32}")
 PER_ADDRESS = 64  # open connections from one address: a phone needs two or three
 FILES_KEPT = 64  # open files left to the journal, the readers, the logs, whatever the limit
 TOTAL_MAX = 1000
+BUDGETS_KEPT = 4096  # sockets' budgets remembered (address, token): a few hundred bytes each
 BACKLOG = 16  # connections accepted at once by the loop: refused ones hold a file for a moment too
 
 
@@ -88,6 +90,37 @@ class Bucket:
             return False
         self.level -= 1
         return True
+
+
+class Budgets:
+    """Each socket's rate budget and strikes, remembered per address and token for the sockets that
+    come after it: a flooder that reconnects finds its empty bucket and its strikes, not a fresh
+    burst. Bounded (least recently used forgotten first), so a guest making up keys cannot fill
+    the memory; keyed by the token too, so an honest phone behind the same address (a venue's
+    NAT, a flooder on the same phone) keeps its own budget."""
+
+    def __init__(self, rate: float = RATE, burst: float = BURST, kept: int = BUDGETS_KEPT) -> None:
+        self.rate, self.burst, self.kept = rate, burst, kept
+        self._kept: OrderedDict[tuple[str, str], Budget] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def of(self, address: str, device: str) -> Budget:
+        key = (address, device)
+        with self._lock:
+            budget = self._kept.pop(key, None) or Budget(Bucket(self.rate, self.burst))
+            self._kept[key] = budget  # the most recent last
+            while len(self._kept) > self.kept:
+                self._kept.popitem(last=False)
+            return budget
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+
+@dataclass
+class Budget:
+    bucket: Bucket
+    strikes: int = 0
 
 
 class JoinTries:

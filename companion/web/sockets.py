@@ -21,7 +21,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from companion.i18n import t
 from companion.web import wire
-from companion.web.access import Bucket
+from companion.web.access import Budget, Budgets
 
 log = logging.getLogger(__name__)
 
@@ -37,10 +37,10 @@ LANGS = ("fr", "en")
 class Client:
     ws: web.WebSocketResponse
     seat: int | None  # None: a spectator
-    bucket: Bucket
+    budget: Budget  # remembered per address and token: reconnecting does not refill it
     device: str = ""  # the digest of its token: the host may revoke this phone alone
     queue: asyncio.Queue = field(default_factory=asyncio.Queue)
-    strikes: int = 0
+    actions: Any = None  # the seat's action list last sent on this socket (sent again only when it changes)
 
 
 class Feeds:
@@ -64,6 +64,30 @@ class Feeds:
         text = wire.dumps(message)
         for client in list(self.clients):
             self.send(client, text)
+
+    def broadcast_state(self, table: dict[str, Any] | None) -> None:
+        """The table's state to every socket, with only what changed of the action lists: a seat's
+        socket gets its own seat's list, and only when it differs from the one it last got (the
+        lists doubled every message, and the phones' latency with it); a spectator gets none."""
+        if table is None:
+            text = wire.dumps({"type": "state", "table": None})
+            for client in list(self.clients):
+                self.send(client, text)
+            return
+        menu = table.get("actions") or {}
+        base = {k: v for k, v in table.items() if k != "actions"}
+        plain = wire.dumps({"type": "state", "table": base})
+        with_actions: dict[int, str] = {}  # per seat, encoded once
+        for client in list(self.clients):
+            mine = menu.get(str(client.seat)) if client.seat is not None else None
+            if mine is None or mine == client.actions:
+                self.send(client, plain)
+                continue
+            client.actions = mine
+            if client.seat not in with_actions:
+                with_actions[client.seat] = wire.dumps(
+                    {"type": "state", "table": {**base, "actions": {str(client.seat): mine}}})
+            self.send(client, with_actions[client.seat])
 
     def to_seat(self, seat: int, message: dict[str, Any]) -> None:
         for client in list(self.clients):
@@ -94,6 +118,7 @@ class Sockets:
     def __init__(self, server: Any) -> None:  # the PhoneServer (it imports this module)
         self.server = server
         self.feeds = server.feeds
+        self.budgets = Budgets(server.rate, server.burst)
 
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         server = self.server
@@ -104,7 +129,7 @@ class Sockets:
         # short close handshake: a flooder being shown the door is not waited for.
         ws = web.WebSocketResponse(heartbeat=20, max_msg_size=MAX_MESSAGE, compress=False, timeout=CLOSE_TIMEOUT)
         await ws.prepare(request)
-        client = Client(ws, seat, Bucket(server.rate, server.burst), device)
+        client = Client(ws, seat, self.budgets.of(request.remote or "", device), device)
         self.feeds.clients.add(client)
         if seat is not None:
             server.runtime.phones.attach(seat)  # from now on its reader's cards are its own
@@ -112,11 +137,14 @@ class Sockets:
         try:
             # The current state at once, taken in the table's thread so no change slips in between.
             first = await server.on_table(server.hello, role, seat)
+            if seat is not None and first.get("table"):
+                client.actions = (first["table"].get("actions") or {}).get(str(seat))
             client.queue.put_nowait(wire.dumps({"type": "hello", **first}))
             async for msg in ws:
-                if not client.bucket.take() or (seat is not None and not server.bucket_of(seat).take()):
-                    client.strikes += 1
-                    if client.strikes >= STRIKES:  # still flooding after being told: gone
+                budget = client.budget
+                if not budget.bucket.take() or (seat is not None and not server.bucket_of(seat).take()):
+                    budget.strikes += 1
+                    if budget.strikes >= STRIKES:  # still flooding after being told: gone
                         self.feeds.clients.discard(client)
                         await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"too many messages")
                         if request.transport is not None:

@@ -518,7 +518,7 @@ def test_a_code_joins_once_and_a_second_phone_waits_for_the_host_at_serves_termi
         assert call(base + "/api/command", {"command": "pool -1"}, approved["token"])[0] == 200
         key("p")
         listing = "".join(until("Place 2"))
-        assert "Place 1 (Ann) : 2 téléphone(s)" in listing and "1.2" in listing
+        assert "Place 1 (Ann) : 2 téléphones" in listing and "1.2" in listing
         key("r 1.2")
         until("retiré")
         assert call(base + "/api/command", {"command": "pool -1"}, approved["token"])[0] == 403

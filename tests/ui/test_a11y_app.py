@@ -35,7 +35,7 @@ class App:
     """The app's root (every screen) over the core runtime (Session, announcer, voice, keys), and
     the keys installed on the Window, as the app wires them."""
 
-    def __init__(self, window, tmp_path: Path, lang: str = "fr", on_wedge_scan=None) -> None:
+    def __init__(self, window, tmp_path: Path, lang: str = "fr", on_wedge_scan=None, made: bool = True) -> None:
         from companion.play.runtime import Runtime
         from companion.ui.a11y import install
         from companion.ui.app import build_root
@@ -48,6 +48,8 @@ class App:
         self.root = build_root(self.session, start="home")
         window.add_widget(self.root)
         frames(3)
+        while made and self.root.build_next():  # the other screens, made in idle time as the app does
+            frames(1)
         self.a11y = install(self.root, self.runtime, window=window, on_wedge_scan=on_wedge_scan)
         assert self.voice.wait_idle(5)
         self.mark = 0
@@ -357,3 +359,46 @@ def test_scan_to_play_by_keys_enter_applies_escape_leaves(app):
     assert app.session.proposal is None and app.root.current == "table"
     said = app.press("enter")  # with nothing proposed, Enter is the counter's value entry again
     assert app.session.proposal is None and app.state["seats"][me]["c"]["runes"] == 1
+
+
+def test_only_home_is_made_first_and_every_screen_is_reached_by_keys_and_touch(window, tmp_path):
+    """The first frame waits for the Home screen alone (issue 25: the others cost about 1 s of
+    CPU); each other screen is made when first asked for, by its key or by its button."""
+    from kivy.tests.common import UnitTestTouch
+
+    from companion.ui.app import SCREENS
+
+    app = App(window, tmp_path, made=False)
+    try:
+        _reach_every_screen(app, UnitTestTouch, SCREENS)
+    finally:
+        app.close()
+
+
+def _reach_every_screen(app, UnitTestTouch, SCREENS) -> None:  # noqa: N803 - the classes' own names
+
+    assert [s.name for s in app.root.manager.screens] == ["home"]
+    assert all(app.root.has_screen(spec.name) for spec in SCREENS)  # answered before they exist
+    keys = {"table": "f3", "card": "f4", "log": "f5", "rules": "f6", "settings": "f9"}
+    for name, key in keys.items():
+        app.press("f2")
+        app.press(key)
+        assert app.root.current == name, key
+        assert app.root.current_screen.nav_glyph  # made as the eager build made it
+    for name in ("deck", "enroll"):  # (the rail's last button is below this small window)
+        app.press("f2")
+        assert name not in [s.name for s in app.root.manager.screens]
+        button = app.root.nav.button(name)
+        x, y = button.to_window(*button.center)
+        touch = UnitTestTouch(x, y)
+        touch.touch_down()
+        touch.touch_up()
+        frames(2)
+        assert app.root.current == name
+    assert {s.name for s in app.root.manager.screens} == {spec.name for spec in SCREENS if spec.nav}
+    for spec in SCREENS:
+        if not spec.nav:  # reached from another screen (the table's menu shows it by its name)
+            app.root.show(spec.name)
+            frames(1)
+            assert app.root.current == spec.name
+    assert app.root.build_next() is False  # nothing left for idle time

@@ -263,7 +263,8 @@ def test_whole_app_shows_speaks_repeats_and_quits(window, tmp_path):
     # Home screen also said its name when it opened: companion/ui/a11y.py).
     spoken = [s for s in report["spoken"] if not s.startswith("Écran ")]
     assert len(spoken) == 2 and all(GOVERN_SHOWN in s for s in spoken)
-    assert report["first_frame_after"] is not None and report["first_frame_after"] < 3.0
+    assert report["first_frame_after"] is not None  # a first frame was drawn (its time is `bench startup`'s)
+    assert report["made_for_first_frame"] == ["home"]  # the other screens are made after it (issue 25)
     pixels = read_png(report["screenshot"])
     assert (pixels.width, pixels.height) == (800, 480)
     assert_not_blank(pixels)

@@ -26,7 +26,7 @@ KEYPAD_MUST = ("seat", "plus", "minus", "next_phase", "undo", "redo", "repeat", 
                "counter_prev", "seat_next", "seat_prev", "enter_value", "toss", "go_table")
 KEYPAD_ELSEWHERE = ("focus_next", "focus_prev", "activate", "help", "repeat", "stop", "undo", "redo", "read_seat",
                     "read_table", "screen_next", "screen_prev", "go_table", "next_phase", "spell")
-SCREENS = ("home", "table", "card", "log", "rules", "deck", "enroll", "settings")
+SCREENS = ("home", "table", "card", "log", "rules", "deck", "enroll", "settings", "venue")
 
 
 @pytest.fixture(scope="module")

@@ -1,11 +1,20 @@
 """Search finds cards by misspelled, accent-less and English names; filters narrow it."""
 
+import json
+import random
+import sqlite3
+import string
 from pathlib import Path
 
 import pytest
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
 
 from companion.cards import catalog
-from companion.cards.search import SearchIndex, normalize
+from companion.cards import index as card_index
+from companion.cards.catalog import Catalog
+from companion.cards.library import CardLibrary
+from companion.cards.search import SearchIndex, max_edits, normalize
 from companion.games.vtes import cards as vtes
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "cardmap"
@@ -65,3 +74,72 @@ def test_filters(index: SearchIndex) -> None:
 def test_nonsense_finds_nothing(index: SearchIndex) -> None:
     assert index.search("qqqqzzzz") == []
     assert index.search("   ") == []
+
+
+def _typo(rnd: random.Random, word: str) -> str:
+    chars = list(word)
+    for _ in range(rnd.choice((1, 2, 2, 3))):
+        i = rnd.randrange(len(chars))
+        op = rnd.choice("dist")
+        if op == "d" and len(chars) > 1:
+            del chars[i]
+        elif op == "i":
+            chars.insert(i, rnd.choice(string.ascii_lowercase))
+        elif op == "s":
+            chars[i] = rnd.choice(string.ascii_lowercase)
+        elif i + 1 < len(chars):
+            chars[i], chars[i + 1] = chars[i + 1], chars[i]
+    return "".join(chars)
+
+
+def test_deletion_index_finds_what_a_full_scan_finds(index: SearchIndex) -> None:
+    """The typo candidates come from a few lookups in the deletion index; they must be exactly
+    the name words a scan of the whole vocabulary with rapidfuzz finds within the allowed edits."""
+    words = index._index._name_words
+    rnd = random.Random(25)
+    queries = [_typo(rnd, w) for w in rnd.sample([w for w in words if len(w) >= 4], 400)]
+    queries += rnd.sample(words, 300) + rnd.sample(index._index._text_words, 300)  # known: found once, built in
+    for query in queries + ["deflektoin", "govrn", "unalligned", "ansn"]:
+        edits = max_edits(query)
+        scan = {w for w, dist, _ in process.extract(query, words, scorer=OSA.distance, score_cutoff=edits,
+                                                      limit=None) if dist} if edits else set()
+        found = {w for near in index._index._near(query, edits) for w in near} if edits else set()
+        assert found == scan, query
+
+
+def test_state_from_the_cache_searches_the_same(index: SearchIndex) -> None:
+    cards = index._cards
+    restored = SearchIndex(cards, state=json.loads(json.dumps(index.state())))
+    rnd = random.Random(5)
+    queries = ["govrn the unalligned", "deflektoin", "dragon de feu", "Fire Dragon", "majesty", "bleed",
+               "the rack", "sebastien goulet", "qqqqzzzz"]
+    queries += [_typo(rnd, c.name) for c in rnd.sample(cards, 50)]
+    for query in queries:
+        for filters in ({}, {"game": "vtes"}, {"game": "vtes", "type": "vampire"}, {"cost": 1}):
+            assert ([(h.card.ref, h.score, h.where) for h in restored.search(query, **filters)]
+                    == [(h.card.ref, h.score, h.where) for h in index.search(query, **filters)]), (query, filters)
+
+
+def test_state_for_other_cards_is_refused(index: SearchIndex) -> None:
+    state = index.state()
+    with pytest.raises(ValueError):
+        SearchIndex(index._cards[1:], state=state)
+
+
+def test_the_card_index_keeps_the_search_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search's words and typo forms are built with the card index and read back by the
+    first search of a warm start; a damaged copy is computed again, with the same hits."""
+    monkeypatch.setenv("COMPANION_HOME", str(tmp_path / "home"))
+    card_index.load()
+    warm, rebuilt = card_index.load()
+    assert not rebuilt
+    state = card_index.read_search(warm)
+    assert state is not None and state["refs"] == [c.ref for c in card_index.all_cards(warm)]
+    stored = CardLibrary(warm)
+    hits = [(h.card.ref, h.score) for h in stored.search("govrn the unalligned", game="vtes")]
+    assert hits[0][0] == "vtes:100845"
+    assert card_index.read_search(Catalog()) is None  # a catalog that did not come from the index
+    with sqlite3.connect(card_index.index_path()) as db:
+        db.execute("UPDATE search SET data = ?", (json.dumps({"format": 1, "refs": ["vtes:1"]}),))
+    damaged = CardLibrary(warm)
+    assert [(h.card.ref, h.score) for h in damaged.search("govrn the unalligned", game="vtes")] == hits

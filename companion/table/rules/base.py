@@ -27,6 +27,12 @@ class Rules:
     def check_players(self, names: list[str], options: dict[str, Any]) -> None:
         if any(not n for n in names):
             raise Refusal("table.refuse.empty_name")
+        for n in names:  # from a phone or a terminal: a lone UTF-16 surrogate no journal or socket can carry
+            try:
+                n.encode("utf-8")
+            except UnicodeEncodeError:
+                raise Refusal("table.refuse.unreadable_name",
+                              name=n.encode("utf-8", "replace").decode("utf-8")) from None
         if len({n.casefold() for n in names}) != len(names):
             raise Refusal("table.refuse.same_names")
         if any(n.isdigit() for n in names):

@@ -107,6 +107,24 @@ class TableScreen(Screen):
         theme.bind(body=self._relayout)
         sizes.bind(touch=self._relayout)
         self._ticker = None
+        self.runtime: Any = None  # the app's runtime (set by a test that has no running app)
+        self._joined = False  # the table has joined a venue: the judge button and the round clock
+
+    def venue(self) -> Any:
+        """The venue's link of this table (companion.venue.link.TableLink), or None."""
+        runtime = self.runtime
+        if runtime is None:
+            from kivy.app import App
+
+            runtime = getattr(App.get_running_app(), "runtime", None)
+        return getattr(runtime, "venue", None)
+
+    def call_judge(self) -> bool:
+        """The judge button: the same call as the key A and the console's word "juge"."""
+        from kivy.app import App
+
+        runtime = self.runtime or getattr(App.get_running_app(), "runtime", None)
+        return bool(runtime is not None and runtime.call_judge())
 
     def bind_session(self, session: Any) -> None:
         self.session = session
@@ -315,8 +333,10 @@ class TableScreen(Screen):
 
     def _strip_actions(self, view: TableView) -> None:
         s = self.session.game.state if self.session and self.session.game else {}
-        wanted = [("menu", "\u2630", t("ui.table.menu"), "", False),
-                  ("undo", "\u21b6", t("ui.undo"), "undo", False),
+        wanted = [("menu", "\u2630", t("ui.table.menu"), "", False)]
+        if self._joined:  # a venue's table: a judge is one press away
+            wanted += [("judge", "\u2691", t("venue.judge.button"), "", False)]
+        wanted += [("undo", "\u21b6", t("ui.undo"), "undo", False),
                   ("redo", "\u21b7", t("ui.redo"), "redo", False)]
         if not view.over:
             wanted += [("next", "\u279c", t("ui.next"), "next", True), ("end", "\u21e5", t("ui.end"), "end", False)]
@@ -367,7 +387,8 @@ class TableScreen(Screen):
         self._size_strip_buttons()
         touch = sizes.touch
         items = self._strip_items()
-        strip = plan_strip(box, [item.width_wanted for item in items], line, touch, max(3.0, sizes.mm))
+        strip = plan_strip(box, [item.width_wanted for item in items], line, touch, max(3.0, sizes.mm),
+                           clock_chars=11 if self._joined else 5)
         for item, item_box in zip(items, strip.items, strict=True):
             if isinstance(item, SeatCounter):
                 item.font_px, item.small_px = min(theme.small * 1.2, touch * 0.3), min(theme.small * 0.9, touch * 0.26)
@@ -400,12 +421,22 @@ class TableScreen(Screen):
             self._ticker = None
 
     def _tick(self) -> None:
+        link = self.venue()
+        if (link is not None) != self._joined:  # joined (or left) a venue: the judge button
+            self._joined = link is not None
+            if self.view is not None:
+                self._strip_actions(self.view)
+                self.arrange()
         game = self.session.game if self.session is not None else None
-        if game is None or game.state.get("over") or game.state.get("active") is None:
-            self.clock = ""
-            return
-        # duration_text: a clock moved by a system clock jump shows "--:--", not 525600:00.
-        self.clock = compose("\u25f7", duration_text(int(time.time() - float(game.state["clock"]["turn"]))))
+        parts = []
+        if game is not None and not game.state.get("over") and game.state.get("active") is not None:
+            # duration_text: a clock moved by a system clock jump shows "--:--", not 525600:00.
+            parts.append(compose("\u25f7", duration_text(int(time.time() - float(game.state["clock"]["turn"])))))
+        left = link.seconds_left() if link is not None else None
+        if left is not None:  # the organiser's round clock, counted down here even with the hub gone
+            parts.append(escape_markup(t("venue.clock.label", round=link.round_clock.get("round"),
+                                         left=duration_text(int(left)))))
+        self.clock = "   ".join(parts)
 
     # -- intents ---------------------------------------------------------------------------
 
@@ -427,6 +458,8 @@ class TableScreen(Screen):
         self.commit_pending()
         if button.action == "menu":
             self.open_menu()
+        elif button.action == "judge":
+            self.call_judge()
         elif button.command == "undo":
             self.session.undo()
         elif button.command == "redo":

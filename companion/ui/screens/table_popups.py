@@ -316,7 +316,7 @@ class ActionAsk(TurnedModal):
 class TableMenu(TurnedModal):
     """The other screens (they come back to the table) and the phase's whole reminder."""
 
-    SCREENS = ("card", "rules", "log", "deck", "enroll", "settings", "home")
+    SCREENS = ("card", "rules", "log", "deck", "enroll", "settings", "home", "venue")
 
     def __init__(self, screen: Any, **kwargs) -> None:
         super().__init__(angle=0, **kwargs)

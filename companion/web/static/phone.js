@@ -6,7 +6,7 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   const state = { token: "", role: "", seat: null, name: "", table: null, cards: [], words: {}, logs: [],
-                  proposal: null, action: null, pad: null,
+                  proposal: null, chosen: [], action: null, pad: null,
                   lang: localStorage.getItem("lang") || ((navigator.language || "fr").startsWith("en") ? "en" : "fr"),
                   speak: localStorage.getItem("speak") === "1", ws: null, retry: 500, revision: -1 };
 
@@ -141,6 +141,31 @@
     $("proposal").hidden = !p;
     if (!p) return;
     $("proposal-text").textContent = (p.lines[state.lang] || p.lines.fr || []).join(" ");
+    // Essences "of your choice": touched in order, paid first then gained, as on the table screen.
+    const c = p.choices;
+    const box = $("proposal-choices");
+    box.replaceChildren();
+    $("proposal-ask").hidden = box.hidden = !c;
+    $("proposal-chosen").textContent = "";
+    if (!c) return;
+    const parts = [];
+    if (c.pay) parts.push(w("choose_pay", { count: c.pay }));
+    if (c.gain) parts.push(w("choose_gain", { count: c.gain }));
+    $("proposal-ask").textContent = parts.join(" ");
+    const names = {};
+    for (const [id, pair] of c.allowed) {
+      names[id] = words(pair) || id;
+      const b = el("button", { type: "button", textContent: names[id] });
+      b.dataset.essence = id;
+      b.addEventListener("click", () => {
+        state.chosen.push(id);
+        $("proposal-chosen").textContent = w("chosen", { list: state.chosen.map((e) => names[e]).join(", ") });
+      });
+      box.append(b);
+    }
+    if (state.chosen.length) {
+      $("proposal-chosen").textContent = w("chosen", { list: state.chosen.map((e) => names[e] || e).join(", ") });
+    }
   }
 
   function renderCards() {
@@ -253,6 +278,8 @@
       renderLog();
     } else if (msg.type === "state") {
       if (msg.table && msg.table.revision < state.revision) return;
+      // The server sends this seat's action list only when it changed: keep the last one.
+      if (msg.table && !msg.table.actions && state.table) msg.table.actions = state.table.actions;
       state.table = msg.table; state.revision = msg.table ? msg.table.revision : -1;
       render();
     } else if (msg.type === "log" || msg.type === "read") {
@@ -266,7 +293,7 @@
       state.cards = state.cards.filter((c) => !(msg.seat === state.seat && c.id === msg.card.id));
       renderCards();
     } else if (msg.type === "proposal") {
-      state.proposal = msg.proposal;
+      state.proposal = msg.proposal; state.chosen = [];
       renderProposal();
       if (msg.proposal) announce((msg.proposal.lines[state.lang] || msg.proposal.lines.fr || []).join(" "));
     }
@@ -397,7 +424,11 @@
     $("next").addEventListener("click", () => command("next"));
     $("undo").addEventListener("click", () => command("undo"));
     $("redo").addEventListener("click", () => command("redo"));
-    $("proposal-ok").addEventListener("click", () => command("ok"));
+    $("proposal-ok").addEventListener("click", async () => {
+      const chosen = state.chosen; state.chosen = [];  // a refusal says why; the choice starts again
+      await command(["ok"].concat(chosen).join(" "));
+      renderProposal();
+    });
     $("proposal-no").addEventListener("click", () => command("non"));
     const onAction = (e) => {
       const b = e.target.closest("button[data-action]");
