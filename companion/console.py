@@ -161,7 +161,8 @@ class Console:
                 alias = alias_of(text)  # the player's own words: "fin de tour", "pile ou face"
                 if alias is not None and self._is_command(alias):
                     text = alias
-                elif self._lay(text) or self._suggest(text) or self._lay(text, forgiving=True):
+                elif self._lay(text) or self._suggest(text) or (not self._starts_as_command(text)
+                                                                 and self._lay(text, forgiving=True)):
                     return
             self.session.apply(text, source="key")  # durable in the journal before it is said
         finally:
@@ -202,6 +203,14 @@ class Console:
         self.runtime.announcer.say(t("talk.did_you_mean", self.runtime.lang, word=word, fixed=fixed),
                                    Priority.ERROR, True)
         return True
+
+    def _starts_as_command(self, text: str) -> bool:
+        """A line whose first word is a command word is that command, even when the rest is wrong
+        ("oust ²"): its refusal says what is wrong, where a forgiving card search would lay a
+        card that merely looks like it."""
+        from companion.table.data import fold
+
+        return fold(text.split()[0]) in self._command_words()
 
     def _is_command(self, text: str) -> bool:
         try:
@@ -343,6 +352,8 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
             # game and get help, said and written before anything else.
             print(t("console.welcome", lang), file=sys.stderr)
             runtime.announcer.say(t("console.welcome", lang), echo=False)
+            if console.paced:
+                runtime.voice.wait_idle(timeout=30)  # the first line typed must not cut the welcome short
         return console.run(count=count, stdin=stdin, stop_at_eof=not interactive)
     finally:
         if speak and (count is not None or runtime.session.game is not None):

@@ -64,6 +64,7 @@ class KeyMap:
         self.prompts: dict[str, dict[str, str]] = tree["prompts"]
         self.key_names: dict[str, dict[str, str]] = tree["key_names"]
         self.screen_order: list[str] = list(tree["screen_order"])
+        self.out_of_round: set[str] = set(tree.get("out_of_round") or ())
         self.screens: dict[str, ScreenKeys] = {}
         for sid, entry in tree["screens"].items():
             bindings = []

@@ -334,7 +334,7 @@ class Keys:
             self.say_prompt("no_focus")
 
     def a_screen_next(self, _b: Binding, step: int = 1) -> None:
-        names = [n for n in self.map.screen_order if n in self.host.screen_names()]
+        names = [n for n in self.map.screen_order if n in self.host.screen_names() and n not in self.map.out_of_round]
         if not names:
             self.say_prompt("no_screen")
             return

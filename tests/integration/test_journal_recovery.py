@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from companion.i18n.grammar import count
 from companion.table.commands import Parser
 from companion.table.engine import Game
 from companion.table.journal import Journal
@@ -132,7 +133,8 @@ def test_damaged_journals_give_back_what_survives(tmp_path_factory, kind: str, s
         assert len(alive & set(back)) >= 0.9 * len(alive), (len(alive), len(back))
         values = j.notice.values
         sentence = j.notice_text("en")
-        assert f"{values['games']} game(s) recovered with {values['events']} change(s)" in sentence
+        said = f"{count(values['games'], 'game', 'en')} recovered with {count(values['events'], 'change', 'en')}"
+        assert said in sentence
         # The figures are true: what came back is what is in the new journal...
         assert values["games"] == len(rows) and values["events"] == len(back)
         # ...and the lost are the rest, exactly when the last numbers could be read, never more.
