@@ -25,6 +25,13 @@ class Unreadable(OSError):
         self.key = key
         self.detail = detail
 
+    def reason(self, lang: str | None = None) -> str:
+        """Why the file is skipped, without its path: for a message that names the path already
+        (a DataError), where the path twice pushed the why past the cut of a load problem."""
+        from companion.i18n import t
+
+        return t(self.key, lang)
+
     def describe(self, lang: str | None = None) -> str:
         """One line naming the file and why it is skipped."""
         from companion.i18n import t

@@ -44,7 +44,7 @@ def add_card(game: GameInfo, fields: dict[str, Any], existing_ids: set[str]) -> 
         try:
             text = userfiles.read_text(path, MAX_FILE_BYTES)
         except userfiles.Unreadable as exc:
-            raise DataError(str(path), 0, "", exc.describe()) from None
+            raise DataError(str(path), 0, "", exc.reason()) from None
         except UnicodeDecodeError as exc:
             raise DataError(str(path), 0, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
         load_text(text, str(path))  # refuse to append to a file that is already broken

@@ -122,7 +122,7 @@ def load_file(path: Path, display: str | None = None) -> Any:
     except userfiles.Unreadable as exc:
         if exc.key == "userfile.too_large":
             raise DataError(shown, 0, "", f"file too large (more than {MAX_FILE_BYTES} bytes)") from None
-        raise DataError(shown, 0, "", exc.describe()) from None
+        raise DataError(shown, 0, "", exc.reason()) from None
     except OSError as exc:
         raise DataError(shown, 0, "", f"cannot read: {exc.strerror or exc}") from None
     return load_text(text, shown)
