@@ -22,10 +22,11 @@ def app(window, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     from tests.ui.test_a11y_app import App
 
     home = tmp_path / "home"
-    folder = home / "data" / "games" / "duel-test"
+    # An id of its own: a game's table data is read once per process (table.data.load_table)
+    folder = home / "data" / "games" / "duel-window"
     shutil.copytree(ROOT / "cardmap" / "ascension", folder)
     text = (folder / "game.yaml").read_text(encoding="utf-8")
-    text, n = re.subn(r"(?m)^id: ascension$", "id: duel-test", text)
+    text, n = re.subn(r"(?m)^id: ascension$", "id: duel-window", text)
     text, m = re.subn(r"(?m)^names: .*$", 'names: {fr: "Duel d\'essai", en: "Test duel"}', text)
     assert n == m == 1
     (folder / "game.yaml").write_text(text, encoding="utf-8")
@@ -55,12 +56,12 @@ def test_a_copied_game_is_on_home_starts_and_its_counters_move_by_keys(app) -> N
     from tests.ui.test_a11y_app import frames
 
     home = app.root.get_screen("home")
-    assert app.root.current == "home" and registry.is_user_game("duel-test")
-    button = home._game_buttons.get("duel-test")
+    assert app.root.current == "home" and registry.is_user_game("duel-window")
+    button = home._game_buttons.get("duel-window")
     assert button is not None, list(home._game_buttons)
     assert button.word == "Duel d'essai"  # its own name, from its own game.yaml
     tap(app.window, button)
-    assert home.game == "duel-test"
+    assert home.game == "duel-window"
     rows = list(reversed(home.ids.seats.children))
     assert len(rows) == 2
     for row, name in zip(rows, ["Ann", "Bob"], strict=True):
@@ -69,7 +70,7 @@ def test_a_copied_game_is_on_home_starts_and_its_counters_move_by_keys(app) -> N
     tap(app.window, home.ids.start)
     assert app.root.current == "table", home.message
     game = app.session.game
-    assert game is not None and game.data.id == "duel-test"
+    assert game is not None and game.data.id == "duel-window"
     active = game.state["active"]
     before = dict(game.state["seats"][active]["c"])
     # The keys: the cursor walks the active seat's counters; + and - change the one it is on.
