@@ -141,5 +141,5 @@ class CardLibrary:
             try:
                 return SearchIndex(cards, state=state)
             except (ValueError, KeyError, IndexError, TypeError) as exc:
-                log.warning("stored search index unusable (%s): computing it", exc)
+                log.info("stored search index unusable (%s): computing it", exc)  # healed here, nothing to tell
         return SearchIndex(cards)

@@ -130,6 +130,11 @@ class TableScreen(Screen):
         self.session = session
         session.bind(on_state=lambda *_: self.refresh(), on_result=self._on_result, on_scan=self._on_scan,
                      on_proposal=self._on_proposal)
+        # A screen built on first use (after the first frame) comes after the game's first answer
+        # (who starts, "reprise"): it shows the last one, as if it had been there.
+        last = getattr(session, "last_result", None)
+        if last is not None:
+            self._on_result(session, last)
         self.refresh()
 
     @property
