@@ -15,29 +15,14 @@ from companion.readers.events import TagEvent
 from companion.table.journal import Journal
 from companion.tags.records import encode_ref
 from companion.web.server import PhoneServer
+from tests.web_helpers import run, served_table, tokens
 
 pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.fixture
 def table(tmp_path: Path):
-    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
-    runtime.load_cards()
-    assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok
-    server = PhoneServer(runtime, port=0)
-    server.start()
-    yield runtime, server
-    server.stop()
-    runtime.close()
-
-
-def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 90))
-
-
-def tokens(server: PhoneServer) -> tuple[str, str, str]:
-    inv = server.invitations()
-    return inv["seats"][0]["token"], inv["seats"][1]["token"], inv["spectator"].split("#t=")[1]
+    yield from served_table(tmp_path)
 
 
 SEEN: dict[int, list[str]] = {}  # every message each socket received, to look for leaks

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from companion.play.runtime import Runtime
 from companion.readers.events import TagEvent
 from companion.table.journal import Journal
 from companion.tags.records import encode_ref
-from companion.web.server import PhoneServer
+from tests.web_helpers import served_table
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -36,14 +35,7 @@ def browser():
 
 @pytest.fixture
 def table(tmp_path: Path):
-    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
-    runtime.load_cards()
-    assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok
-    server = PhoneServer(runtime, port=0)
-    server.start()
-    yield runtime, server
-    server.stop()
-    runtime.close()
+    yield from served_table(tmp_path)
 
 
 def phone(browser, url: str, lang: str = "fr"):

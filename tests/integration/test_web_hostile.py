@@ -18,28 +18,15 @@ import pytest
 
 from companion.play.runtime import Runtime
 from companion.web.server import PhoneServer
+from tests.web_helpers import run as _run
+from tests.web_helpers import served_table, tokens
 
 pytestmark = pytest.mark.timeout(180)
 
 
 @pytest.fixture
 def table(tmp_path: Path):
-    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
-    assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok
-    server = PhoneServer(runtime, port=0)
-    server.start()
-    yield runtime, server
-    server.stop()
-    runtime.close()
-
-
-def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 120))
-
-
-def tokens(server: PhoneServer) -> tuple[str, str, str]:
-    inv = server.invitations()
-    return inv["seats"][0]["token"], inv["seats"][1]["token"], inv["spectator"].split("#t=")[1]
+    yield from served_table(tmp_path, cards=False)
 
 
 async def next_of(ws: aiohttp.ClientWebSocketResponse, kind: str, timeout: float = 10) -> dict:
@@ -315,3 +302,7 @@ def test_connections_past_the_caps_are_closed_at_once_and_counted_back(tmp_path:
             s.close()
         server.stop()
         runtime.close()
+
+
+def run(coro):
+    return _run(coro, 120)

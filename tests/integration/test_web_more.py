@@ -4,7 +4,6 @@ Runtime over a real journal, aiohttp's client as the phones."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -13,24 +12,14 @@ import pytest
 
 from companion.play.runtime import Runtime
 from companion.web.server import PhoneServer
+from tests.web_helpers import run, served_table
 
 pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.fixture
 def table(tmp_path: Path):
-    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
-    runtime.load_cards()
-    assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok
-    server = PhoneServer(runtime, port=0)
-    server.start()
-    yield runtime, server
-    server.stop()
-    runtime.close()
-
-
-def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 90))
+    yield from served_table(tmp_path)
 
 
 async def next_of(ws: aiohttp.ClientWebSocketResponse, kind: str, timeout: float = 10) -> dict:

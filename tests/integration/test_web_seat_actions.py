@@ -5,7 +5,6 @@ phone's log; refusals only to the phone that caused them. Through the real serve
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from companion.readers.events import TagEvent
 from companion.table.present import seat_actions
 from companion.tags.resolve import Scan
 from companion.web.server import PhoneServer
+from tests.web_helpers import run
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -28,10 +28,6 @@ def serve(tmp_path: Path, game: str) -> tuple[Runtime, PhoneServer]:
     server = PhoneServer(runtime, port=0)
     server.start()
     return runtime, server
-
-
-def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 90))
 
 
 async def call(http: aiohttp.ClientSession, server: PhoneServer, token: str, path: str, body: dict) -> dict:

@@ -1,0 +1,35 @@
+"""What the phone server's tests share: a VTES table for Ann and Bob served on a free loopback
+port, the seats' and the spectator's tokens, and a coroutine run with a time limit."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from companion.play.runtime import Runtime
+from companion.web.server import PhoneServer
+
+
+def served_table(tmp_path: Path, cards: bool = True) -> Iterator[tuple[Runtime, PhoneServer]]:
+    """For a fixture: ``yield from served_table(tmp_path)``; stopped and closed after the test."""
+    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+    if cards:
+        runtime.load_cards()
+    assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok
+    server = PhoneServer(runtime, port=0)
+    server.start()
+    yield runtime, server
+    server.stop()
+    runtime.close()
+
+
+def run(coro: Any, limit: float = 90) -> Any:
+    return asyncio.run(asyncio.wait_for(coro, limit))
+
+
+def tokens(server: PhoneServer) -> tuple[str, str, str]:
+    """Ann's and Bob's seat tokens and the spectator's."""
+    inv = server.invitations()
+    return inv["seats"][0]["token"], inv["seats"][1]["token"], inv["spectator"].split("#t=")[1]
