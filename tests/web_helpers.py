@@ -1,5 +1,6 @@
 """What the phone server's tests share: a VTES table for Ann and Bob served on a free loopback
-port, the seats' and the spectator's tokens, and a coroutine run with a time limit."""
+port, the seats' and the spectator's tokens, a coroutine run with a time limit, and how the
+browser tests start Debian's Chromium (never a downloaded one; no network beyond loopback)."""
 
 from __future__ import annotations
 
@@ -33,3 +34,18 @@ def tokens(server: PhoneServer) -> tuple[str, str, str]:
     """Ann's and Bob's seat tokens and the spectator's."""
     inv = server.invitations()
     return inv["seats"][0]["token"], inv["seats"][1]["token"], inv["spectator"].split("#t=")[1]
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
+
+def chromium() -> Iterator[Any]:
+    """For a fixture: ``yield from chromium()``, a headless Chromium closed after the tests."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()

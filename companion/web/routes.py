@@ -138,18 +138,18 @@ class Routes:
             raise self.server.error(400, "phones.api.bad_json") from None
 
     async def post_command(self, request: web.Request) -> web.Response:
-        seat = self.server.writer(request)
-        body = await self.body(request)
-        lang = body.get("lang") if body.get("lang") in LANGS else "fr"
-        reply = await self.server.do_command(seat, body, lang)
-        return web.json_response(reply, status=reply.pop("status", 200), dumps=wire.dumps)
+        return await self._seat_call(request, self.server.do_command)
 
     async def post_action(self, request: web.Request) -> web.Response:
         """``{"id": "bleed", "answers": {"target": "2", "amount": 3}}``: one of the seat's actions."""
+        return await self._seat_call(request, self.server.do_action)
+
+    async def _seat_call(self, request: web.Request, do: Any) -> web.Response:
+        """A change asked by a seat's phone: its token checked, its body read, the answer in its language."""
         seat = self.server.writer(request)
         body = await self.body(request)
         lang = body.get("lang") if body.get("lang") in LANGS else "fr"
-        reply = await self.server.do_action(seat, body, lang)
+        reply = await do(seat, body, lang)
         return web.json_response(reply, status=reply.pop("status", 200), dumps=wire.dumps)
 
     async def post_reveal(self, request: web.Request) -> web.Response:

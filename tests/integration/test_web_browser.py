@@ -13,11 +13,8 @@ import pytest
 from companion.readers.events import TagEvent
 from companion.table.journal import Journal
 from companion.tags.records import encode_ref
-from tests.web_helpers import served_table
+from tests.web_helpers import CHROMIUM, chromium, served_table
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync"]
 WAIT = 15_000  # ms, for any one thing the page must show
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.slow,
@@ -27,10 +24,7 @@ playwright = pytest.importorskip("playwright.sync_api")
 
 @pytest.fixture(scope="module")
 def browser():
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
+    yield from chromium()
 
 
 @pytest.fixture

@@ -11,10 +11,8 @@ from companion.play.runtime import Runtime
 from companion.readers.events import TagEvent
 from companion.tags.records import encode_ref
 from companion.web.server import PhoneServer
+from tests.web_helpers import CHROMIUM, chromium
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync"]
 WAIT = 15_000  # ms, for any one thing the page must show
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.slow,
@@ -24,10 +22,7 @@ playwright = pytest.importorskip("playwright.sync_api")
 
 @pytest.fixture(scope="module")
 def browser():
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
+    yield from chromium()
 
 
 def test_a_card_paid_in_essences_of_your_choice_is_chosen_and_applied_on_the_phone(browser, tmp_path: Path) -> None:

@@ -17,10 +17,8 @@ from companion.venue.hub import Hub
 from companion.venue.link import TableLink, VenueAddress
 from companion.venue.runner import HubThread
 from tests.venue.helpers import EVENT, broker, needs_mosquitto, wait_for  # noqa: F401
+from tests.web_helpers import CHROMIUM, chromium
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 WAIT = 15_000
 
 pytestmark = [needs_mosquitto, pytest.mark.timeout(180), pytest.mark.slow,
@@ -69,10 +67,7 @@ def venue(tmp_path, broker):  # noqa: F811
 
 @pytest.fixture(scope="module")
 def browser():
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
+    yield from chromium()
 
 
 def _axe(page) -> list:
