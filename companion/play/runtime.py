@@ -103,6 +103,10 @@ class Runtime:
                 self.library.load(game)
             # The search index too (2-3 s for VTES): never on a player's time, at the first card named.
             self.library.prepare_search()
+            # And the words of speech: the first card laid is said without reading them first.
+            from companion.speech.phrases import prepare
+
+            prepare()
             errors = {g: _one_line(e) for g, e in self.library.errors().items()}
         except Exception as exc:  # the companion stays useful: tags are then reported as unknown
             log.exception("loading the cards failed")

@@ -399,12 +399,16 @@ def test_speak_plays_through_the_silent_backend() -> None:
 
 @needs_espeak
 def test_bench_speech_measures_first_audio() -> None:
-    # The 150 ms budget is judged by `python -m companion bench speech`, not by a timed test.
+    # The 50 ms budget is judged by `python -m companion bench speech`, not by a timed test.
     from companion.benchmarks.speech import bench_speech
 
     result = bench_speech(runs=5)
     assert "error" not in result, result
-    assert 0 < result["median_ms"] <= result["p95_ms"]
+    assert result["n"] == 5 and result["budget_ms"] == 50.0
+    for clock in ("wall", "cpu", "unshared"):
+        assert 0 < result[clock]["p50_ms"] <= result[clock]["p95_ms"], (clock, result)
+    # the engine's own CPU time counts: a sample is never cheaper than starting espeak-ng
+    assert result["cpu"]["p50_ms"] <= result["unshared"]["p50_ms"] <= result["wall"]["p50_ms"], result
 
 
 def test_macos_and_windows_command_lines(monkeypatch) -> None:
