@@ -298,7 +298,8 @@ class EventStore:
                 and (r["round"] in finals) == final]
 
     def standings(self) -> list[scoring.Standing]:
-        return scoring.standings([p["name"] for p in self.players()], self.counted(), self.game)
+        return scoring.standings([p["name"] for p in self.players()], self.counted(), self.game,
+                                 toss=self.get("toss") or {})
 
     # -- judge calls and live tables --------------------------------------------------------
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 
+from companion.venue import scoring
 from companion.venue.event import EventStore
 
 # Archon's "Methuselahs" sheet, its first columns (the rest is filled by Archon itself).
@@ -17,7 +18,8 @@ def standings_csv(store: EventStore) -> str:
     w = csv.writer(out)
     vekn = {p["name"]: p["vekn"] for p in store.players()}
     w.writerow(["rank", "name", "vekn", "gw", "vp", "tp", "games"])
-    for i, s in enumerate(store.standings(), 1):
+    ranked = store.standings()
+    for i, s in zip(scoring.ranks(ranked), ranked, strict=True):
         w.writerow([i, s.name, vekn.get(s.name, ""), s.gw, _n(s.vp), _n(s.tp), s.games])
     finals = store.counted(final=True)
     if finals:

@@ -57,6 +57,10 @@ class Hub:
         publish each table's seating. Returns the round and notes on pins."""
         notes: list[str] = []
         if final:
+            # ties left at the top five are drawn once, kept in the event: the seeds stand on a restart
+            self.store.put("toss", {})
+            if scoring.vekn(self.store.game):
+                self.store.put("toss", scoring.toss_for_final(self.store.standings()))
             tables = [scoring.finalists(self.store.standings())]
         else:
             active = [p for p in self.store.players(active_only=True)]
@@ -122,7 +126,7 @@ class Hub:
         return {"event": self.event, "game": self.store.game, "round": round_no,
                 "final": bool(current and current["final"]), "clock": self.clock_message(), "now": self.clock(),
                 "seating": self.store.seating(round_no) if round_no else [],
-                "standings": [dict(s.to_json(), rank=i + 1) for i, s in enumerate(self.store.standings())]}
+                "standings": _ranked(self.store.standings())}
 
     def organiser_view(self) -> dict[str, Any]:
         view = self.public_view()
@@ -315,6 +319,10 @@ class Hub:
         else:
             self.duplicates += 1
         self._mark(topics.hub_topic(self.event, "ack", table_no))
+
+
+def _ranked(standings: list[scoring.Standing]) -> list[dict[str, Any]]:
+    return [dict(s.to_json(), rank=r) for s, r in zip(standings, scoring.ranks(standings), strict=True)]
 
 
 def _slim(message: dict[str, Any] | None) -> dict[str, Any] | None:
