@@ -181,17 +181,19 @@ async def _drain(ws: web.WebSocketResponse) -> None:
 
 
 async def export(request: web.Request) -> web.Response:
-    """The event's exports for the organiser: standings.csv, archon.csv."""
-    from companion.venue.export import archon_csv, standings_csv
+    """The event's exports for the organiser: standings.csv, and archon.zip (the Archon files)."""
+    from companion.venue.export import archon_zip, standings_csv
 
     if not _authorised(request):
         return _json({"error": t("venue.board.token")}, 403)
-    makers = {"standings.csv": standings_csv, "archon.csv": archon_csv}
     name = request.match_info["name"]
-    if name not in makers:
-        raise web.HTTPNotFound()
-    return web.Response(text=makers[name](request.app[HUB_KEY].store), content_type="text/csv", charset="utf-8",
-                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    store = request.app[HUB_KEY].store
+    headers = {"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"}
+    if name == "standings.csv":
+        return web.Response(text=standings_csv(store), content_type="text/csv", charset="utf-8", headers=headers)
+    if name == "archon.zip":
+        return web.Response(body=archon_zip(store), content_type="application/zip", headers=headers)
+    raise web.HTTPNotFound()
 
 
 def make_app(hub: Hub) -> web.Application:

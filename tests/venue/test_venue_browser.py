@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -120,8 +121,9 @@ def test_organiser_board_shows_live_tables_and_judge_calls(browser, venue, tmp_p
             (2, [2.5, 1.0, 0.0, 0.0, 0.5], "override", "feuille de score")]
         expect(page.locator("#live tbody tr").nth(1)).to_contain_text("corrigé par l'organisateur (feuille de score)")
         with page.expect_download() as download:
-            page.get_by_role("link", name="Export Archon (CSV)").click()
-        assert "Round 1 VP" in download.value.path().read_text()
+            page.get_by_role("link", name="Export Archon (ZIP de CSV)").click()
+        with zipfile.ZipFile(download.value.path()) as archon:
+            assert archon.namelist() == ["Methuselahs.csv", "Round-1.csv"]
         # registering a player from the page
         page.get_by_role("textbox", name="Joueur", exact=True).fill("Nouvelle Joueuse")
         page.get_by_role("button", name="Inscrire").click()
