@@ -43,7 +43,10 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the enrolment as one JSON line first")
     p.add_argument("--seat-iterations", type=int, default=20000, help=argparse.SUPPRESS)
     p.add_argument("--simulate", type=int, metavar="N", help="play a whole event locally: N tables of 5")
-    p.add_argument("--rounds", type=int, default=2, help="with --simulate: the rounds before the final")
+    p.add_argument("--rounds", type=int, default=2,
+                   help="the games each player plays before the final (default 2); with 6, 7 or 11 players "
+                        "(staggered rounds) the hub plans more rounds than that, each player sitting some out; "
+                        "with --simulate: the rounds before the final")
 
 
 def lan_address() -> str:
@@ -85,6 +88,7 @@ async def _serve(args: argparse.Namespace) -> int:
 
     folder = Path(args.folder) if args.folder else paths.data_dir() / "venue" / topics.event_slug(args.event)
     store = EventStore(folder / "event.sqlite3", args.event, args.game)
+    store.put("rounds", max(2, args.rounds))  # the staggered plan's games per player (VEKN rules 3.1.2)
     if args.players:
         for line in Path(args.players).read_text(encoding="utf-8").splitlines():
             name, _, vekn = line.partition(",")

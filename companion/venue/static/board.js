@@ -58,7 +58,8 @@
     }));
     fill(document.querySelector("#standings tbody"), (view.standings || []).map((s) => {
       const tr = el("tr");
-      tr.append(el("td", s.rank), el("th", s.name, { scope: "row" }), el("td", s.gw), el("td", num(s.vp)), el("td", num(s.tp)));
+      tr.append(el("td", s.rank), el("th", s.name, { scope: "row" }), el("td", s.gw), el("td", num(s.vp)), el("td", num(s.tp)),
+                el("td", s.games));
       return tr;
     }));
     if (organiser) renderOrganiser();
