@@ -175,6 +175,7 @@ class Standing:
     games: int = 0
     rounds: list[int] = field(default_factory=list)
     toss: int = 0  # drawn when ties are left at the top five (0: not drawn)
+    final: int = 0  # 2: won the final, 1: played it
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "gw": self.gw, "vp": self.vp, "tp": self.tp}
@@ -197,11 +198,13 @@ def natural(name: str) -> tuple[Any, ...]:
 
 
 def standings(players: Iterable[str], results: Iterable[dict[str, Any]], game: str,
-              toss: dict[str, int] | None = None) -> list[Standing]:
+              toss: dict[str, int] | None = None, final: dict[str, Any] | None = None) -> list[Standing]:
     """Everyone registered, best first: GW, then VP, then TP (VTES rules 3.1), then the toss drawn
     for the final if there was one; points, then wins (league). Players still equal are listed by
     name in natural order, and share their rank (``ranks``). ``results``: each table's validated
-    result, ``{"round", "players", "vp"}`` (VTES) or ``{"round", "players", "winners"}``."""
+    result, ``{"round", "players", "vp"}`` (VTES) or ``{"round", "players", "winners"}``. ``final``:
+    the final's result once counted (its players in seed order): its winner comes first, the other
+    finalists next (rules 3.7.5); GW, VP and TP stay the preliminary rounds' (rules 3.1)."""
     table = {name: Standing(name) for name in players}
     league = params()["league"]
     tournament = vekn(game)
@@ -229,11 +232,26 @@ def standings(players: Iterable[str], results: Iterable[dict[str, Any]], game: s
     drawn = toss or {}
     for s in table.values():
         s.toss = int(drawn.get(s.name, 0))
+    if final and final.get("players"):
+        for name in final["players"]:
+            table.setdefault(name, Standing(name)).final = 1
+        table[final_winner(final, tournament)].final = 2
     return sorted(table.values(), key=lambda s: (*_score(s, tournament), natural(s.name)))
 
 
 def _score(s: Standing, tournament: bool) -> tuple[float, ...]:
-    return (-s.gw, -s.vp, -s.tp, s.toss) if tournament else (-s.tp, -s.gw, s.toss)
+    return (-s.final, -s.gw, -s.vp, -s.tp, s.toss) if tournament else (-s.final, -s.tp, -s.gw, s.toss)
+
+
+def final_winner(final: dict[str, Any], tournament: bool = True) -> str:
+    """Who won the final: the most VP in it, a tie going to the better seed (VEKN rules 3.7.5;
+    its players are in seed order); a league final: its first winner in seat order."""
+    players = list(final["players"])
+    if not tournament:
+        winners = [p for p in players if p in (final.get("winners") or [])]
+        return winners[0] if winners else players[0]
+    vps = [float(v) for v in final.get("vp") or [0] * len(players)]
+    return players[max(range(len(players)), key=lambda i: (vps[i], -i))]
 
 
 def ranks(ranked: Sequence[Standing]) -> list[int]:
@@ -241,7 +259,12 @@ def ranks(ranked: Sequence[Standing]) -> list[int]:
     them (1, 2, 2, 4), as Archon's standings show."""
     out: list[int] = []
     for i, s in enumerate(ranked):
-        out.append(out[-1] if i and _same(ranked[i - 1], s) else i + 1)
+        if s.final:
+            out.append(3 - s.final)  # the final's winner 1, the other finalists tie for 2 (3.7.5)
+        elif i and not ranked[i - 1].final and _same(ranked[i - 1], s):
+            out.append(out[-1])
+        else:
+            out.append(i + 1)
     return out
 
 

@@ -119,3 +119,22 @@ def test_the_boards_rank_ties_together_and_the_final_keeps_its_draw(tmp_path):
     again = EventStore(tmp_path / "event.sqlite3")
     assert scoring.finalists(again.standings()) == final  # the draw stands after a restart
     again.close()
+
+
+def test_the_final_ranks_its_winner_first_and_the_other_finalists_second():
+    """VEKN rules 3.7.5: the most VP in the final wins, a tie going to the better seed; the other
+    finalists tie for second. Preliminary GW, VP and TP stay what they were (rules 3.1)."""
+    names = ["A", "B", "C", "D", "E", "F", "G", "H", "I"]
+    results = [{"round": 1, "players": names[:5], "vp": [3, 1, 1, 0, 0]},
+               {"round": 1, "players": names[5:], "vp": [4, 0, 0, 0]}]
+    prelim = scoring.standings(names, results, "vtes")
+    assert [s.name for s in prelim][:4] == ["F", "A", "B", "C"]
+    seeds = ["F", "A", "B", "C", "G"]  # G won the toss among G, H and I
+    # A ousts B, C ousts G, time: A and C tie at 1.5, A is the better seed
+    final = {"round": 2, "players": seeds, "vp": [0.5, 1.5, 0, 1.5, 0]}
+    assert scoring.check_vtes(final["vp"]) is None
+    ranked = scoring.standings(names, results, "vtes", final=final)
+    assert [s.name for s in ranked] == ["A", "F", "B", "C", "G", "H", "I", "D", "E"]
+    assert scoring.ranks(ranked) == [1, 2, 2, 2, 2, 6, 6, 8, 8]
+    a = ranked[0]
+    assert (a.gw, a.vp, a.tp) == (1, 3.0, 60.0)  # the preliminary rounds' own

@@ -33,7 +33,9 @@ def test_simulate_command_prints_the_final_standings_last():
     # every table of every round counted once: 24 tables' TP (180 each) and at most 5 VP each
     assert sum(p["tp"] for p in players) == pytest.approx(24 * 180)
     assert sum(p["vp"] for p in players) <= 24 * 5
-    ranked = [(-p["gw"], -p["vp"], -p["tp"]) for p in players]
+    # the final's winner first, the other finalists next (VEKN rules 3.7.5), then GW, VP, TP
+    assert players[0]["name"] == last["final"][0]
+    ranked = [(-p["gw"], -p["vp"], -p["tp"]) for p in players[5:]]
     assert ranked == sorted(ranked)
 
 
