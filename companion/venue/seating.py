@@ -19,6 +19,8 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from companion.i18n import t
+
 MAX_PASSES = 6
 
 
@@ -87,7 +89,7 @@ def apply_pins(tables: list[list[Any]], pinned: dict[Any, int]) -> list[str]:
     for player, want in sorted(pinned.items(), key=lambda kv: kv[1]):
         k = want - 1
         if not 0 <= k < len(tables):
-            notes.append(f"{player}: table {want} does not exist this round")
+            notes.append(t("venue.seating.pin_missing", name=player, table=want))
             continue
         at = next((i for i, t in enumerate(tables) if player in t), None)
         if at is None or at == k:
@@ -101,8 +103,8 @@ def apply_pins(tables: list[list[Any]], pinned: dict[Any, int]) -> list[str]:
         swap = next((j for j in [min(seat, len(tables[k]) - 1), *range(len(tables[k]))]
                      if tables[k][j] not in pinned), None)
         if swap is None:
-            notes.append(f"{player}: table {want} is full of pinned players")
+            notes.append(t("venue.seating.pin_full", name=player, table=want))
             continue
         tables[at][seat], tables[k][swap] = tables[k][swap], tables[at][seat]
-        notes.append(f"{player}: swapped with {tables[at][seat]} to sit at table {want}")
+        notes.append(t("venue.seating.pin_swapped", name=player, other=tables[at][seat], table=want))
     return notes

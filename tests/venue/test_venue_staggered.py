@@ -73,3 +73,12 @@ def test_a_player_who_drops_makes_a_new_plan(tmp_path):
     assert "Joueur 7" not in {p for t in hub.store.seating(number) for p in t}
     assert sorted(hub.store.get("stagger")["players"]) == sorted(f"Joueur {i}" for i in range(1, 7))
     hub.store.close()
+
+
+def test_pins_that_cannot_be_kept_whole_are_told_in_the_organisers_language():
+    from companion.venue import seating
+
+    tables = [["A", "B", "C", "D"], ["E", "F", "G", "H"]]
+    notes = seating.apply_pins(tables, {"A": 2, "E": 2, "B": 9})
+    assert tables == [["F", "B", "C", "D"], ["E", "A", "G", "H"]]
+    assert notes == ["A échange sa place avec F pour être à la table 2", "B : pas de table 9 à ce tour"]
