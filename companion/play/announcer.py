@@ -24,8 +24,9 @@ import yaml
 
 from companion.i18n import elide, t
 from companion.i18n.grammar import agree
+from companion.speech.lexicon import game_once, game_words
 from companion.speech.numbers import duration_words, number_words
-from companion.speech.phrases import Utterance, change_speech, data, for_the_ear
+from companion.speech.phrases import Utterance, change_speech, for_the_ear
 from companion.speech.speaker import Priority
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,7 @@ def _fill(template: str, values: dict[str, Any], lang: str) -> str:
 
 
 def _feminine(game: str, cid: str, lang: str) -> bool:
-    entry = ((data(lang).get("games", {}).get(game) or {}).get("counters") or {}).get(cid) or {}
+    entry = (game_words(lang, game).get("counters") or {}).get(cid) or {}
     return bool(entry.get("feminine"))
 
 
@@ -200,7 +201,7 @@ class Announcer:
         turn_at: int | None = None  # where the new turn's sentence goes
         turn_values: dict[str, Any] = {}
         folded: dict[str, int] = {}  # counters of the new turn's player moved as the turn began
-        once = set(_phrases().get("once") or ())
+        once = game_once(gid)
         level = self.verbosity()
         for key, values in result.notes:
             if key == "table.counter":
@@ -287,7 +288,7 @@ class Announcer:
 
     def change_text(self, change: Any, game_id: str = "") -> str:
         names = dict(change.counter_names)
-        entry = (data(self.lang).get("games", {}).get(game_id) or {}).get("counters", {}).get(change.counter)
+        entry = (game_words(self.lang, game_id).get("counters") or {}).get(change.counter)
         key: Any = f"{game_id}.{change.counter}" if entry and "on" in entry else names
         spoken = change_speech(change.seat_name if change.seat is not None else None, key, change.delta,
                                change.value, self.lang, game_id)
@@ -298,7 +299,7 @@ class Announcer:
         table_data = game.data if game is not None else None
         gid = table_data.id if table_data is not None else ""
         resolved = _resolve(table_data, values, lang)
-        notes = (_phrases().get(lang) or _phrases()["fr"])["notes"]
+        notes = {**(_phrases().get(lang) or _phrases()["fr"])["notes"], **(game_words(lang, gid).get("notes") or {})}
         if key in notes:
             return _fill(notes[key], resolved, lang) if notes[key] else ""
         return ear(t(key, lang, **resolved), lang, gid)
