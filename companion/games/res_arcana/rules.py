@@ -361,7 +361,7 @@ class GameRules(Rules):
             marks.append(t("table.res.mark.passed", lang))
         for comp, pile in s["seats"][seat]["on"].items():
             what = ", ".join(f"{k} {self.data.counter(e).name(lang)}" for e, k in pile.items())
-            marks.append(f"{comp} : {what}")
+            marks.append(t("text.label_value", lang).format(label=comp, value=what))
         if s["seats"][seat].get("comp"):
             marks.append(t("table.res.mark.components", lang, points=self.component_points(s, seat),
                            names=", ".join(c["name"] for c in s["seats"][seat]["comp"].values())))
@@ -385,7 +385,7 @@ class GameRules(Rules):
         out.append(("passed", t("table.res.mark.passed", lang)) if me["passed"] else ("", t("ui.res.not_passed", lang)))
         for comp, pile in me["on"].items():
             what = ", ".join(f"{k} {self.data.counter(e).name(lang)}" for e, k in pile.items())
-            out.append(("put", f"{comp} : {what}"))
+            out.append(("put", t("text.label_value", lang).format(label=comp, value=what)))
         return out
 
     def choices(self, s: dict[str, Any], seat: int, ask: str, lang: str) -> list[tuple[str, str]]:
