@@ -59,7 +59,7 @@ def _child() -> int:
         # unlike the wall clock, neither grows when other programs share the machine.
         window.unbind(on_flip=first_flip)
         report["first_frame_cpu_s"] = round(time.process_time(), 3)
-        report["first_frame_waited_s"] = clocks.waited_s({}, clocks.snapshot())
+        report["first_frame_waits_s"] = clocks.waited_s({}, clocks.snapshot())
 
     def first_tick(_dt: float) -> None:
         from kivy.core.window import Window
@@ -108,7 +108,7 @@ def bench_startup(runs: int = 10) -> dict[str, Any]:
     warm = [r for r in results[1:] if r.get("first_frame_s") is not None]  # the first run may have built the index
     if not warm:
         return {"ok": False, "error": "no first frame time measured (needs Linux /proc)"}
-    samples = [clocks.sample(r["first_frame_s"], r.get("first_frame_cpu_s"), r.get("first_frame_waited_s"))
+    samples = [clocks.sample(r["first_frame_s"], r.get("first_frame_cpu_s"), r.get("first_frame_waits_s"))
                for r in warm]
     frame = clocks.judge(samples, FIRST_FRAME_BUDGET_S * 1000, "p95_ms", before)
     rss = max(r["rss_mb"] for r in warm)
