@@ -8,8 +8,10 @@ Without ``--broker`` it runs its own Mosquitto (config, password and ACL files i
 folder), or takes over the one a killed hub left running. The event lives in the folder's SQLite
 file, so a hub started again after kill -9 resumes it. With ``--json`` the first line printed
 gives the boards' URLs, the broker's URL and each table's enrolment. With ``--cert``/``--key`` the
-boards are served over HTTPS (their notices over wss), so the organiser's token does not cross
-the room's network in clear.
+boards are served over HTTPS (their notices over wss) and the hub's Mosquitto listens with TLS
+for the room (its plain listener only on loopback, for the hub): each enrolment is
+``mqtts://…?pin=SHA256``, the certificate's fingerprint, so a table trusts exactly that
+certificate, self-signed included, and no token, password nor result crosses the room in clear.
 """
 
 from __future__ import annotations
@@ -45,8 +47,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                                                      "optionally ', VEKN number')")
     p.add_argument("--folder", help="the event's folder (default: the user data directory's venue/NAME)")
     p.add_argument("--json", action="store_true", help="print the enrolment as one JSON line first")
-    p.add_argument("--cert", help="TLS certificate (PEM): serve the boards over HTTPS, so the organiser's token "
-                                  "is not sent in clear on the network")
+    p.add_argument("--cert", help="TLS certificate (PEM): the boards over HTTPS and the tables' MQTT over TLS "
+                                  "(mqtts://, the certificate's fingerprint in each enrolment), so no token, "
+                                  "password nor result crosses the network in clear")
     p.add_argument("--key", help="the certificate's private key (PEM)")
     p.add_argument("--seat-iterations", type=int, default=20000, help=argparse.SUPPRESS)
     p.add_argument("--simulate", type=int, metavar="N", help="play a whole event locally: N tables of 5")
@@ -122,8 +125,9 @@ async def _serve(args: argparse.Namespace) -> int:
         broker_url = f"mqtt://{mqtt_host}:{mqtt_port}"
     else:
         port = args.mqtt_port or int(store.get("mqtt_port", 0)) or (1884 if _free(1884) else 0)
+        tls = (args.cert, args.key) if context else None
         try:
-            broker = Broker(folder / "broker", args.event, max(args.tables, 1), port=port, host=host)
+            broker = Broker(folder / "broker", args.event, max(args.tables, 1), port=port, host=host, tls=tls)
             broker.start_or_adopt()
         except BrokerMissing as exc:
             print(t("venue.no_mosquitto", hint=str(exc)), file=sys.stderr)
@@ -132,10 +136,11 @@ async def _serve(args: argparse.Namespace) -> int:
             print(t("venue.broker_failed", error=str(exc)), file=sys.stderr)
             return 2
         store.put("mqtt_port", broker.port)
-        mqtt_host, mqtt_port, user, password = "127.0.0.1", broker.port, "hub", broker.credentials.hub
+        # the hub talks to its own broker on loopback (in clear: that traffic never leaves this machine)
+        mqtt_host, mqtt_port, user, password = "127.0.0.1", broker.local_port, "hub", broker.credentials.hub
         broker_url = broker.url(public)
         for n, secret in sorted(broker.credentials.tables.items()):
-            url = f"mqtt://{topics.table_user(n)}:{secret}@{public}:{broker.port}/{topics.event_slug(args.event)}"
+            url = broker.table_url(n, public)
             enrolment.append({"table": n, "user": topics.table_user(n), "password": secret, "url": url,
                               "command": f"python -m companion run --venue {url} --table {n}", "qr": _qr(url)})
     hub = Hub(store, mqtt_host, mqtt_port, password, user=user, seat_iterations=args.seat_iterations)
