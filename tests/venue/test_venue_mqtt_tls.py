@@ -213,3 +213,16 @@ def test_joining_from_the_window_with_a_wrong_pin_says_why_and_stays_unjoined(tm
         assert getattr(runtime, "venue", None) is None
     finally:
         runtime.close()
+
+
+def test_a_hub_started_again_takes_over_its_tls_broker_and_its_loopback_port(tmp_path, tls_broker):
+    again = Broker(tls_broker.folder, EVENT, tables=4, port=tls_broker.port, host=ROOM, tls=tls_broker.tls)
+    assert again.adopt() and again.local_port == tls_broker.local_port  # the hub finds its listener
+    # started again without a certificate: the TLS broker is stopped, not taken over in clear
+    plain = Broker(tls_broker.folder, EVENT, tables=4, port=tls_broker.port, host=ROOM)
+    assert plain.start_or_adopt() is False
+    try:
+        assert plain.running and not tls_broker.running
+        assert "certfile" not in plain.config_path.read_text(encoding="utf-8")
+    finally:
+        plain.stop()
