@@ -226,3 +226,20 @@ def test_a_hub_started_again_takes_over_its_tls_broker_and_its_loopback_port(tmp
         assert "certfile" not in plain.config_path.read_text(encoding="utf-8")
     finally:
         plain.stop()
+
+
+def test_a_self_signed_certificate_works_with_its_pin(tmp_path):
+    ca = trustme.CA()  # its own certificate is self-signed: what `openssl req -x509` makes for a store
+    cert_file, key_file = tmp_path / "self-cert.pem", tmp_path / "self-key.pem"
+    ca.cert_pem.write_to_path(cert_file)
+    ca.private_key_pem.write_to_path(key_file)
+    b = Broker(tmp_path / "broker", EVENT, tables=1, host=ROOM, tls=(str(cert_file), str(key_file)))
+    b.start()
+    said: list[str] = []
+    link = _link(tmp_path, b.table_url(1, ROOM), 1, said)
+    try:
+        wait_for(lambda: link.connected or link.refused is not None, what="the table's answer")
+        assert link.connected and said == []
+    finally:
+        link.stop(drain=0)
+        b.stop()
