@@ -169,11 +169,12 @@ class Broker:
         except OSError:
             return False
         if self.tls is not None:
-            local = re.search(r"^listener (\d+) 127\.0\.0\.1$", running.split("keyfile", 1)[-1], re.M)
-            if self.tls[0] not in running or local is None:
+            # the room's TLS listener first, then the hub's loopback one (write_files' order)
+            listeners = re.findall(r"^listener (\d+) (\S+)$", running, re.M)
+            if f"certfile {self.tls[0]}" not in running or len(listeners) != 2 or listeners[1][1] != "127.0.0.1":
                 _stop_pid(pid, kill=False)  # left without this certificate: started again with it
                 return False
-            self.local_port = int(local.group(1))
+            self.local_port = int(listeners[1][0])
         elif "certfile" in running:
             _stop_pid(pid, kill=False)
             return False
