@@ -13,6 +13,7 @@ import os
 import ssl
 import subprocess
 import sys
+import threading
 import urllib.request
 
 import aiomqtt
@@ -190,6 +191,26 @@ def test_the_venue_command_runs_its_mosquitto_over_tls(tmp_path):
 
         wait_for(lambda: [c["table"] for c in organiser()["judge_calls"]] == [1], what="the judge call over TLS")
         wait_for(lambda: organiser()["tables"][0]["acked"] >= 3, what="the table's entries acknowledged")
+        # table 2 given a pin that is not the hub's: the console says so and plays on, offline
+        wrong = info["tables"][1]["url"].replace(pin, tlspin.file_fingerprint(_cert(tmp_path, "other")[0]))
+        console = subprocess.Popen([sys.executable, "-m", "companion", "console", "--reader", "sim", "--game", "vtes",
+                                    "--players", ",".join(NAMES), "--journal", str(tmp_path / "g2.sqlite3"),
+                                    "--venue", wrong, "--table", "2"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.DEVNULL, text=True, env=env)
+        out: list[str] = []
+        reader = threading.Thread(target=lambda: out.extend(iter(console.stdout.readline, "")), daemon=True)
+        reader.start()
+        try:
+            wait_for(lambda: any("ne présente pas le certificat attendu" in x for x in out), timeout=60,
+                     what=lambda: f"the refusal said: {out}")
+            console.stdin.write("pool 1 -2\n")
+            console.stdin.close()
+            assert console.wait(timeout=60) == 0
+        finally:
+            if console.poll() is None:
+                console.kill()
+                console.wait()
+        assert 2 not in {t["table"] for t in organiser()["tables"]}  # nothing of table 2 reached the hub
     finally:
         proc.terminate()
         try:
