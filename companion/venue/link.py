@@ -369,26 +369,16 @@ class TableLink:
             await asyncio.sleep(0.5)
 
     async def _tls_context(self) -> ssl.SSLContext | None:
-        """The TLS context of this connection, None in clear. With a pin, the hub's certificate is
-        read first (a handshake that sends nothing) and compared: only that certificate is then
-        trusted, so the password goes to the hub and to no one else on the room's network."""
+        """The TLS context of this connection, None in clear (the pin checked first: tlspin)."""
         a = self.address
         if not a.tls:
             return None
-        if a.pin is None:
-            return ssl.create_default_context()
         try:
-            _, writer = await asyncio.wait_for(
-                asyncio.open_connection(a.host, a.port, ssl=tlspin.probe_context()), 10)
+            return await tlspin.context_for(a.host, a.port, a.pin)
+        except tlspin.PinMismatch as exc:
+            raise Refused(t("venue.tls.wrong_pin", host=a.host)) from exc
         except (OSError, TimeoutError) as exc:
             raise aiomqtt.MqttError(f"TLS probe: {exc}") from exc
-        try:
-            der = writer.get_extra_info("ssl_object").getpeercert(binary_form=True)
-        finally:
-            writer.close()
-        if not der or tlspin.fingerprint(der) != a.pin:
-            raise Refused(t("venue.tls.wrong_pin", host=a.host))
-        return tlspin.pinned_context(der)
 
     def _client(self, context: ssl.SSLContext | None = None) -> aiomqtt.Client:
         a = self.address

@@ -4,6 +4,7 @@ not, without anything installed on it, and sends its password to nothing else.""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 import ssl
@@ -53,3 +54,24 @@ def probe_context() -> ssl.SSLContext:
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE
     return context
+
+
+class PinMismatch(ConnectionError):
+    """The server's certificate is not the pinned one: nothing was sent to it."""
+
+
+async def context_for(host: str, port: int, pin: str | None, timeout: float = 10.0) -> ssl.SSLContext:
+    """The TLS context to connect with. Without a pin: the system's authorities and the host
+    name. With a pin: the server's certificate is read first (a handshake that sends nothing)
+    and compared, then only that certificate is trusted, so a password goes to that server and
+    to no one else on the network. Raises PinMismatch, or OSError/TimeoutError when unreachable."""
+    if pin is None:
+        return ssl.create_default_context()
+    _, writer = await asyncio.wait_for(asyncio.open_connection(host, port, ssl=probe_context()), timeout)
+    try:
+        der = writer.get_extra_info("ssl_object").getpeercert(binary_form=True)
+    finally:
+        writer.close()
+    if not der or fingerprint(der) != pin:
+        raise PinMismatch(f"{host}:{port}")
+    return pinned_context(der)

@@ -264,3 +264,25 @@ def test_a_self_signed_certificate_works_with_its_pin(tmp_path):
     finally:
         link.stop(drain=0)
         b.stop()
+
+
+def test_a_hub_on_a_broker_it_does_not_run_connects_over_tls_with_the_pin(tmp_path, tls_broker):
+    other = tlspin.file_fingerprint(_cert(tmp_path, "other")[0])
+    stores = [EventStore(tmp_path / f"e{i}.sqlite3", EVENT, "vtes") for i in (1, 2)]
+    good = HubThread(Hub(stores[0], ROOM, tls_broker.port, tls_broker.credentials.hub, tls=True,
+                         pin=tls_broker.pin)).start()
+    bad = HubThread(Hub(stores[1], ROOM, tls_broker.port, tls_broker.credentials.hub, tls=True, pin=other)).start()
+    try:
+        wait_for(lambda: good.hub.connected, what="the hub connected over TLS with the pin")
+        assert bad.hub.connected is False and bad.hub.refused is not None
+    finally:
+        good.stop()
+        bad.stop()
+        for store in stores:
+            store.close()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), COMPANION_LANG="fr")
+    url = f"mqtts://hub:{tls_broker.credentials.hub}@{ROOM}:{tls_broker.port}?pin={other}"
+    done = subprocess.run([sys.executable, "-m", "companion", "venue", "--event", EVENT, "--broker", url, "--port", "0",
+                           "--folder", str(tmp_path / "event")], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"Le serveur MQTT {ROOM} ne présente pas le certificat attendu" in done.stderr
