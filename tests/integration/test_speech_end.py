@@ -81,3 +81,13 @@ def test_an_ousted_player_is_said_without_gender(tmp_path: Path) -> None:
     assert "Ann quitte la partie : évincement." in said, said
     assert "Ann quitte la partie : évincement." in out
     assert "évincé" not in out and not any("évincé" in x for x in said)
+
+
+def test_ascension_explains_its_tie_break(tmp_path: Path) -> None:
+    # 30 honor each: the pool (60) is empty in Bob's turn, Bob played first, Ann later: Ann wins
+    lines = ["honneur 1 +30", "honneur 2 +30", "end", "end"]
+    _out, said = console(tmp_path, lines, "--game", "ascension", "--players", "Ann,Bob", "--seed", "1")
+    final = next(i for i, x in enumerate(said) if x.startswith("Fin de partie."))
+    assert "Victoire : Ann." in said[final], said[final]
+    assert said[final + 1] == ("Égalité à trente : l'emporte qui a joué le plus tard dans l'ordre du tour, "
+                               "Ann."), said[final:]

@@ -219,6 +219,10 @@ class GameRules(Rules):
         ctx.note("table.ascension.final" if final else "table.ascension.rescored",
                  scores=", ".join(f"{x['name']} {v}" for x, v in zip(s["seats"], totals, strict=True)),
                  winners=[ctx.name(w) for w in sorted(winners)])
+        best = max(totals)
+        if not s.get("teams") and sum(1 for v in totals if v == best) > 1:
+            # The rules' tie-break decided: said, so that a tie is not heard as a mistake.
+            ctx.note("table.ascension.tie_break", points=best, winners=[ctx.name(w) for w in sorted(winners)])
 
     # -- reading --------------------------------------------------------------------------
 
