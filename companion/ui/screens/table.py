@@ -28,12 +28,12 @@ from kivy.uix.widget import Widget
 from kivy.utils import escape_markup
 
 from companion.i18n import t
+from companion.play.seat_policy import VENUE_ACTIONS
 from companion.table.engine import Intent, Result, render
 from companion.table.model import duration_text
 from companion.table.present import ActionView, CounterView, SeatView, TableView, table_view
 from companion.ui.screens import load_kv
 from companion.ui.screens.card_overlay import CardOverlay
-from companion.play.seat_policy import VENUE_ACTIONS
 from companion.ui.screens.table_popups import ActionAsk, CounterPad, ResultPanel, SeatMenu, TableMenu
 from companion.ui.table_layout import (
     Box,
