@@ -264,8 +264,13 @@ class TableLink:
     def pending_result(self) -> dict[str, Any] | None:
         """The proposal waiting for the players' word: the game is over (or they asked for its
         result), and this very proposal was neither confirmed nor contested."""
+        game = self.session.game
+        # Looked at after every change of the game: the proposal (which reads the journal for the
+        # oust order) only once the game is over or the players asked.
+        if game is None or not (game.state.get("over") or self._asked == game.id):
+            return None
         body = self.proposal()
-        if body is None or not (body["over"] or self._asked == body["game_id"]):
+        if body is None:
             return None
         return None if _key(body) in self._settled else body
 
