@@ -11,6 +11,9 @@ front end that lets a seat act for itself applies the same one (README.md, "Phon
   list's own conditions (``when`` in game.yaml) already say when, so an action offered out of
   turn (VTES: take the edge) is allowed out of turn. Answers are checked against the choices
   the list offers before any line is sent.
+- A table joined to a venue adds the venue's actions to every seat's list (``venue_actions``):
+  confirm or contest the result waiting for the players' word, call a judge; the Runtime sends
+  them (``Runtime.venue_action``), whoever asked.
 
 Answers are plain dicts ``{"ok", "lines", "revision"}`` plus an HTTP-like ``status`` the web front
 end may use; the lines are in the asker's language.
