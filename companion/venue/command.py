@@ -1,12 +1,15 @@
 """``python -m companion venue``: the organiser's hub.
 
     venue --event NAME [--game G] [--broker mqtt://hub:PASSWORD@HOST:PORT] [--port P] [--lan] [--json]
+          [--cert PEM --key PEM]
     venue --simulate N --rounds R [--json]
 
 Without ``--broker`` it runs its own Mosquitto (config, password and ACL files in the event's
 folder), or takes over the one a killed hub left running. The event lives in the folder's SQLite
 file, so a hub started again after kill -9 resumes it. With ``--json`` the first line printed
-gives the boards' URLs, the broker's URL and each table's enrolment.
+gives the boards' URLs, the broker's URL and each table's enrolment. With ``--cert``/``--key`` the
+boards are served over HTTPS (their notices over wss), so the organiser's token does not cross
+the room's network in clear.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import asyncio
 import json
 import signal
 import socket
+import ssl
 import sys
 from pathlib import Path
 from typing import Any
@@ -41,9 +45,15 @@ def configure(p: argparse.ArgumentParser) -> None:
                                                      "optionally ', VEKN number')")
     p.add_argument("--folder", help="the event's folder (default: the user data directory's venue/NAME)")
     p.add_argument("--json", action="store_true", help="print the enrolment as one JSON line first")
+    p.add_argument("--cert", help="TLS certificate (PEM): serve the boards over HTTPS, so the organiser's token "
+                                  "is not sent in clear on the network")
+    p.add_argument("--key", help="the certificate's private key (PEM)")
     p.add_argument("--seat-iterations", type=int, default=20000, help=argparse.SUPPRESS)
     p.add_argument("--simulate", type=int, metavar="N", help="play a whole event locally: N tables of 5")
-    p.add_argument("--rounds", type=int, default=2, help="with --simulate: the rounds before the final")
+    p.add_argument("--rounds", type=int, default=2,
+                   help="the games each player plays before the final (default 2); with 6, 7 or 11 players "
+                        "(staggered rounds) the hub plans more rounds than that, each player sitting some out; "
+                        "with --simulate: the rounds before the final")
 
 
 def lan_address() -> str:
@@ -83,8 +93,16 @@ async def _serve(args: argparse.Namespace) -> int:
     from companion.venue.event import EventStore
     from companion.venue.hub import Hub
 
+    context = None
+    if args.cert or args.key:
+        try:
+            context = board.tls_context(args.cert, args.key)
+        except (OSError, ValueError, ssl.SSLError) as exc:
+            print(t("phones.bad_cert", error=str(exc)), file=sys.stderr)
+            return 2
     folder = Path(args.folder) if args.folder else paths.data_dir() / "venue" / topics.event_slug(args.event)
     store = EventStore(folder / "event.sqlite3", args.event, args.game)
+    store.put("rounds", max(2, args.rounds))  # the staggered plan's games per player (VEKN rules 3.1.2)
     if args.players:
         for line in Path(args.players).read_text(encoding="utf-8").splitlines():
             name, _, vekn = line.partition(",")
@@ -126,7 +144,7 @@ async def _serve(args: argparse.Namespace) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     started: asyncio.Future[int] = loop.create_future()
-    web_task = asyncio.create_task(board.serve(hub, host, args.port, started))
+    web_task = asyncio.create_task(board.serve(hub, host, args.port, started, ssl_context=context))
     try:
         try:
             board_port = await started
@@ -134,7 +152,7 @@ async def _serve(args: argparse.Namespace) -> int:
             print(t("phones.cannot_listen", host=host, port=args.port, error=str(exc)), file=sys.stderr)
             return 2
         hub_task = asyncio.create_task(hub.run())
-        base = f"http://{public}:{board_port}"
+        base = f"{'https' if context else 'http'}://{public}:{board_port}"
         info = {"event": args.event, "game": store.game, "board": f"{base}/organiser?token={store.token}",
                 "public": f"{base}/tv", "broker": broker_url, "folder": str(folder), "tables": enrolment}
         if args.json:

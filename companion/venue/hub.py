@@ -57,6 +57,10 @@ class Hub:
         publish each table's seating. Returns the round and notes on pins."""
         notes: list[str] = []
         if final:
+            # ties left at the top five are drawn once, kept in the event: the seeds stand on a restart
+            self.store.put("toss", {})
+            if scoring.vekn(self.store.game):
+                self.store.put("toss", scoring.toss_for_final(self.store.standings()))
             tables = [scoring.finalists(self.store.standings())]
         else:
             active = [p for p in self.store.players(active_only=True)]
@@ -64,19 +68,41 @@ class Hub:
             if scoring.vekn(self.store.game):
                 previous = [self.store.seating(r["round"]) for r in self.store.rounds() if not r["final"]]
                 pins = {p["name"]: p["pinned"] for p in active if p["pinned"]}
-                tables, notes = seating.seat_round(previous, names, pins, self.seat_iterations)
+                if len(names) in seating.STAGGERED:
+                    tables = self._staggered(previous, names)
+                    notes = seating.apply_pins(tables, pins)
+                    seated = {p for table in tables for p in table}
+                    notes += [t("venue.seating.sits_out", name=n)
+                              for n in sorted(set(names) - seated, key=scoring.natural)]
+                else:
+                    tables, notes = seating.seat_round(previous, names, pins, self.seat_iterations)
             else:
                 from companion.table.data import load_table
 
                 data = load_table(self.store.game)
                 tables, out = league_tables(names, {p["name"]: p["pinned"] for p in active if p["pinned"]},
                                             data.seats_min, data.seats_max)
-                notes = [f"{name}: sits out this round" for name in out]
+                notes = [t("venue.seating.sits_out", name=name) for name in out]
         number = self.store.add_round(tables, final=final)
         for n in range(1, len(tables) + 1):
             self._mark(topics.hub_topic(self.event, "seating", n))
         self._notify({"type": "round", "round": number})
         return number, notes
+
+    def _staggered(self, previous: list[list[list[str]]], names: list[str]) -> list[list[str]]:
+        """The next round of the event's staggered plan; a new plan when there is none, when the
+        players changed (a drop, a late arrival) or when the last one is fully seated (a new cycle:
+        everyone plays as many games again). The plan is kept in the event, so a restarted hub
+        goes on with it."""
+        plan = self.store.get("stagger")
+        done = len(previous) - plan["start"] if plan else 0
+        if not plan or sorted(plan["players"]) != sorted(names) or done >= len(plan["rounds"]):
+            games = int(self.store.get("rounds", 2) or 2)
+            plan = {"players": sorted(names), "start": len(previous),
+                    "rounds": seating.plan_staggered(previous, names, games, self.seat_iterations)}
+            self.store.put("stagger", plan)
+            done = 0
+        return [list(table) for table in plan["rounds"][done]]
 
     def start_clock(self, minutes: float, round_no: int | None = None) -> None:
         current = self.store.current_round()
@@ -122,7 +148,7 @@ class Hub:
         return {"event": self.event, "game": self.store.game, "round": round_no,
                 "final": bool(current and current["final"]), "clock": self.clock_message(), "now": self.clock(),
                 "seating": self.store.seating(round_no) if round_no else [],
-                "standings": [dict(s.to_json(), rank=i + 1) for i, s in enumerate(self.store.standings())]}
+                "standings": _ranked(self.store.standings())}
 
     def organiser_view(self) -> dict[str, Any]:
         view = self.public_view()
@@ -315,6 +341,11 @@ class Hub:
         else:
             self.duplicates += 1
         self._mark(topics.hub_topic(self.event, "ack", table_no))
+
+
+def _ranked(standings: list[scoring.Standing]) -> list[dict[str, Any]]:
+    # the games played: with staggered rounds, mid-cycle, not everyone has played as many
+    return [dict(s.to_json(), rank=r, games=s.games) for s, r in zip(standings, scoring.ranks(standings), strict=True)]
 
 
 def _slim(message: dict[str, Any] | None) -> dict[str, Any] | None:
