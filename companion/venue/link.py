@@ -111,6 +111,8 @@ class TableLink:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._unsubscribe: Callable[[], None] | None = None
+        self._unsubscribe_result: Callable[[], None] | None = None
+        self._say_after = False  # a result began to wait: said after the game's own answer
         self.connections = 0  # how many times the link (re)connected: for tests and the log
         # The result waiting for the players' word (the game ended, or they asked for it): its body
         # each time it changes, None once confirmed or contested. Called in the changing thread.
@@ -126,8 +128,10 @@ class TableLink:
 
     def start(self) -> TableLink:
         self._unsubscribe = self.session.subscribe("state", self._on_state)
+        self._unsubscribe_result = self.session.subscribe("result", self._on_result)
         with self.session._lock:
             self._on_state()
+        self._on_result(None)  # a result left pending before a restart: said now
         if self.auto_start and self.seating is not None and self.session.game is None:
             self._start_seated(self.seating)  # started again after a crash: back to the seated game
         self._thread = threading.Thread(target=self._run, name=f"venue-table-{self.table}", daemon=True)
@@ -139,6 +143,8 @@ class TableLink:
         acknowledged (what is left is sent at the next start: the outbox is on the disk)."""
         if self._unsubscribe:
             self._unsubscribe()
+        if self._unsubscribe_result:
+            self._unsubscribe_result()
         deadline = time.monotonic() + drain
         while self.connected and self.outbox.pending(1) and time.monotonic() < deadline:
             self._poke()
@@ -158,7 +164,7 @@ class TableLink:
         try:
             self._copy_events(game)
             self._snapshot = self._state_message(game)
-            self._check_pending()
+            self._check_pending(later=True)
         except Exception:  # the venue must never stop the table
             log.exception("venue: could not queue the table's change")
         self._poke()
@@ -278,16 +284,31 @@ class TableLink:
         self._settled.add(_key(body))
         self.outbox.put("settled", sorted(self._settled)[-50:])
 
-    def _check_pending(self, say: bool = True) -> None:
-        """Say and tell the front ends when a result starts to wait (the game's end) or stops."""
+    def _check_pending(self, say: bool = True, later: bool = False) -> None:
+        """Say and tell the front ends when a result starts to wait (the game's end) or stops;
+        ``later``: said after the answer of the change that ended the game ("Partie terminée")."""
         body = self.pending_result()
         key = None if body is None else _key(body)
         if key == self._pending:
             return
         self._pending = key
         if body is not None and say:
-            self.say(self.result_text())
+            if later:
+                self._say_after = True
+            else:
+                self.say(self.result_text())
         self.observers.emit("result", body)
+
+    def _on_result(self, _result: Any) -> None:
+        """The Session's answer to a change, said by then: the result that began to wait follows."""
+        if not self._say_after:
+            return
+        self._say_after = False
+        try:
+            if self.pending_result() is not None:
+                self.say(self.result_text())
+        except Exception:  # the venue must never stop the table
+            log.exception("venue: could not say the result")
 
     def call_judge(self, seat: int | None = None, why: str = "", result: dict[str, Any] | None = None) -> None:
         game = self.session.game

@@ -255,7 +255,12 @@ def test_the_window_shows_the_proposed_result_and_the_players_confirm_it_by_keys
         assert [r.text for r in panel.rows] == [f"{players[0]} : 5 PV"] + [f"{p} : 0 PV" for p in players[1:]]
         assert panel.win.text == f"Victoire : {players[0]}."
         assert w.runtime.voice.wait_idle(5)
-        assert any(x.startswith("Résultat proposé") and f"Victoire : {players[0]}." in x for x in w.said[-4:])
+        said = w.said
+        ended = max(i for i, x in enumerate(said) if "Partie terminée" in x)
+        # said once, after the change that ended the game, with the game win and how to answer
+        assert said[ended + 1:] == [
+            f"Résultat proposé : {players[0]} 5, {', '.join(f'{p} 0' for p in players[1:])}. Victoire : {players[0]}. "
+            "Entrée pour le confirmer ; X pour le contester et appeler l'organisateur."], said[ended:]
         _shot(window, tmp_path, "window-venue-result")
         # Tab walks the panel's buttons, said; Escape leaves it for later; V brings it back
         w.press("tab")
