@@ -138,6 +138,12 @@ class Runtime:
         pending = getattr(link, "pending_result", None)
         return pending() if callable(pending) else None
 
+    def result_later(self) -> None:
+        """The players leave the result for later (the window's "Plus tard", Escape)."""
+        later = getattr(self.venue, "later", None)
+        if callable(later):
+            later()
+
     def ask_result(self) -> bool:
         """The players ask for their table's result (key V, a button): said, and it waits for their
         word as at the game's end."""

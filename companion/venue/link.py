@@ -120,7 +120,9 @@ class TableLink:
         # How this table's front end confirms (a message key said after the proposal): the console's
         # words by default; the window and the keys say Enter (set by companion.venue.join.attach).
         self.hint: Callable[[], str] = lambda: "venue.result.hint.console"
-        self._asked: int | None = None  # the game whose result the players asked for before its end
+        # When the players asked for the result before the game's end: (game, revision). The next
+        # change of the game ends the question (they played on), as "Plus tard" does.
+        self._asked: tuple[int, int] | None = None
         self._settled: set[str] = set(self.outbox.get("settled", []))  # confirmed or contested
         self._pending: str | None = None
 
@@ -261,11 +263,18 @@ class TableLink:
         body = self.proposal()
         if body is None:
             return None
-        self._asked = body["game_id"]
+        self._asked = (body["game_id"], self.session.revision)
         self._settled.discard(_key(body))  # asked again after a contest: it may be confirmed now
         self._pending = None
         self._check_pending(say=False)
         return body
+
+    def later(self) -> None:
+        """Not now ("Plus tard", Escape): a result asked for before the game's end stops waiting
+        (Enter types a value again); at the end it keeps waiting, only out of sight."""
+        if self._asked is not None:
+            self._asked = None
+            self._check_pending()
 
     def pending_result(self) -> dict[str, Any] | None:
         """The proposal waiting for the players' word: the game is over (or they asked for its
@@ -273,7 +282,7 @@ class TableLink:
         game = self.session.game
         # Looked at after every change of the game: the proposal (which reads the journal for the
         # oust order) only once the game is over or the players asked.
-        if game is None or not (game.state.get("over") or self._asked == game.id):
+        if game is None or not (game.state.get("over") or self._asked == (game.id, self.session.revision)):
             return None
         body = self.proposal()
         if body is None:

@@ -235,7 +235,16 @@ def test_the_window_shows_the_proposed_result_and_the_players_confirm_it_by_keys
         table = w.app.root.get_screen("table")
         store = hub.hub.store
         assert table.result_panel is None  # the game goes on: nothing to confirm
-        # V: the players ask for the result before the end; X contests it: the organiser is called
+        # V: the players ask for the result before the end; Escape: not now, it stops waiting
+        w.press("v")
+        settle(lambda: table.result_panel is not None, "the result shown when asked")
+        assert w.runtime.result_pending() is not None
+        w.press("escape")
+        settle(lambda: table.result_panel is None, "not now")
+        assert w.runtime.result_pending() is None and w.app.root.current == "table"
+        assert w.runtime.voice.wait_idle(5)
+        assert w.said[-1] == "Fermé."
+        # asked again; X contests it: the organiser is called
         w.press("v")
         settle(lambda: table.result_panel is not None, "the result shown when asked")
         assert w.runtime.voice.wait_idle(5)

@@ -252,6 +252,11 @@ def test_a_result_waits_for_the_players_word_at_the_end_and_a_contest_calls_the_
         wait_for(lambda: link.session.seat_names == seated[0], what="the table started its seated game")
         s = link.session
         assert s.apply("oust 2").ok and link.pending_result() is None  # the game goes on: nothing to confirm
+        # asked before the end (time called, an agreement): it waits, until the game goes on
+        assert link.handle_words("résultat") and link.pending_result()["vp"][0] == 1.0 and news[-1] is not None
+        assert s.apply("pool 1 -1").ok
+        assert link.pending_result() is None and news[-1] is None
+        said.clear()
         for line in ["oust 3", "oust 4", "oust 5"]:
             assert s.apply(line).ok
         pending = link.pending_result()

@@ -179,11 +179,13 @@ class TableScreen(Screen):
         return panel
 
     def close_overlay(self) -> bool:
-        """Escape: what is open over the table closes (the result stays pending, a menu unused)."""
-        for over in (self.result_panel, self.menu):
-            if over is not None:
-                over.dismiss(animation=False)
-                return True
+        """Escape: what is open over the table closes (the result as "Plus tard" does, a menu unused)."""
+        if self.result_panel is not None:
+            self.result_panel.not_now()
+            return True
+        if self.menu is not None:
+            self.menu.dismiss(animation=False)
+            return True
         return False
 
     def bind_session(self, session: Any) -> None:

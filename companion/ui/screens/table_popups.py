@@ -382,13 +382,19 @@ class ResultPanel(TurnedModal):
         self.confirm = self.button(t("venue.result.confirm"), mark("ok"), kind="primary",
                                    on=lambda: self.act("confirm_result"))
         self.contest = self.button(t("venue.result.contest"), mark("refused"), on=lambda: self.act("contest_result"))
-        self.later = self.button(t("venue.result.later"), on=lambda: self.dismiss(animation=False))
+        self.later = self.button(t("venue.result.later"), on=self.not_now)
         for b in (self.confirm, self.contest, self.later):
             bar.add_widget(b)
         self.content.add_widget(bar)
 
     def focus_order(self) -> list[Any]:
         return [self.confirm, self.contest, self.later]
+
+    def not_now(self) -> None:
+        """Later: closed; a result asked for during the game stops waiting (the core decides)."""
+        self.dismiss(animation=False)
+        if self.runtime is not None:
+            self.runtime.result_later()
 
     def act(self, action_id: str) -> None:
         self.dismiss(animation=False)
