@@ -329,6 +329,8 @@ def test_a_table_leaves_the_venue_from_the_window_and_plays_on(window, tmp_path,
         settle(lambda: w.runtime.venue is None and not screen.busy, "the table left the venue")
         assert screen.status.startswith("Table 1 a quitté le tournoi « test-night ». La partie continue ici")
         assert screen.ids.leave_button.disabled
+        frames(2)
+        _shot(window, tmp_path, "window-venue-left")
         wait_for(lambda: hub.hub.store.tables()[1]["online"] is False, what="the hub saw the table leave")
         # the table plays on alone
         game = w.runtime.session.game

@@ -70,6 +70,7 @@ def test_a_phone_confirms_the_tables_result_and_the_hub_validates_it(browser, tm
         expect(confirm).to_have_count(1)
         expect(confirm).to_contain_text(f"{players[0]} 5, {players[1]} 0")
         expect(confirm).to_contain_text(f"Victoire : {players[0]}.")
+        expect(page.get_by_role("button", name="Contester (appeler l'organisateur)")).to_have_count(1)
         confirm.click()
         expect(page.locator("#refusal")).to_be_empty()
         wait_for(lambda: [r["status"] for r in store.results(round_no)] == ["validated"], what="validated at the hub")
