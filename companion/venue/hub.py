@@ -22,7 +22,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from companion.i18n import t
-from companion.venue import scoring, seating, topics
+from companion.venue import scoring, seating, tlspin, topics
 from companion.venue.event import EventStore
 
 log = logging.getLogger(__name__)
@@ -32,10 +32,14 @@ SESSION_EXPIRY = 7 * 24 * 3600  # the broker keeps the hub's queue a week
 
 class Hub:
     def __init__(self, store: EventStore, host: str, port: int, password: str, user: str = "hub",
-                 seat_iterations: int = 20000, clock: Callable[[], float] = time.time) -> None:
+                 seat_iterations: int = 20000, clock: Callable[[], float] = time.time, tls: bool = False,
+                 pin: str | None = None) -> None:
         self.store = store
         self.event = store.name
         self.host, self.port, self.user, self.password = host, port, user, password
+        # a broker the hub does not run, over TLS: with a pin, only that certificate is trusted
+        self.tls, self.pin = tls, pin
+        self.refused: str | None = None  # the broker's certificate was not the pinned one
         self.seat_iterations = seat_iterations
         self.clock = clock
         self.connected = False
@@ -239,6 +243,11 @@ class Hub:
                 pause = 0.2
             except aiomqtt.MqttError as exc:
                 log.info("venue hub: broker not reachable (%s)", exc)
+            except tlspin.PinMismatch:
+                self.refused = t("venue.tls.hub_wrong_pin", host=self.host)
+                log.warning("venue hub: %s", self.refused)
+            except (OSError, TimeoutError) as exc:
+                log.info("venue hub: broker not reachable over TLS (%s)", exc)
             self.connected = False
             self._notify({"type": "broker", "connected": False})
             if self._stopping:
@@ -253,10 +262,11 @@ class Hub:
     async def _serve(self, ready: asyncio.Event | None) -> None:
         props = Properties(PacketTypes.CONNECT)
         props.SessionExpiryInterval = SESSION_EXPIRY
+        context = await tlspin.context_for(self.host, self.port, self.pin) if self.tls else None
         client = aiomqtt.Client(self.host, self.port, username=self.user, password=self.password,
                                 identifier=f"tc-{topics.event_slug(self.event)}-hub",
                                 protocol=aiomqtt.ProtocolVersion.V5, clean_start=False, properties=props,
-                                keepalive=10, timeout=10)
+                                keepalive=10, timeout=10, tls_context=context)
         async with client:
             self.connected = True
             base = f"{topics.prefix(self.event)}/table/+/"

@@ -106,7 +106,7 @@ def possible_vps(size: int) -> set[tuple[float, ...]]:
 
 def check_vtes(vps: Sequence[float]) -> str | None:
     """None when these VP (in seat order) can happen at a table; else the message key of why not."""
-    if not 2 <= len(vps) <= 6:
+    if len(vps) not in params()["table_sizes"]:
         return "venue.check.size"
     if any(v < 0 or (v * 2) != int(v * 2) for v in vps):
         return "venue.check.values"
@@ -135,9 +135,9 @@ def game_winner(vps: Sequence[float]) -> int | None:
 
 def tp_by_rank(size: int) -> list[int]:
     """The TP of each rank at a table of ``size``. VEKN rules 3.7.3: 60/48/36/24/12 at five; at four
-    the third rank is the "table bye", so 60/48/24/12. Other sizes (only an organiser's override
-    can seat them) as Archon's ``compute_table_scores`` does: 12 more per rank above five players,
-    the top of the four-player list below four."""
+    the third rank is the "table bye", so 60/48/24/12. Other sizes (``check_vtes`` refuses their
+    results; kept for a caller that asks) as Archon's ``compute_table_scores`` does: 12 more per
+    rank above five players, the top of the four-player list below four."""
     table = params()["tournament_points"]
     if size in table:
         return list(table[size])

@@ -28,6 +28,31 @@ def test_vp_must_match_a_possible_oust_order():
     assert scoring.check_vtes([0, 0, 0, 0, 0.5]) == "venue.check.order"
 
 
+def test_a_vekn_table_has_four_or_five_players_and_a_league_table_two_to_five(tmp_path):
+    from companion.i18n import t
+    from companion.venue.event import EventStore
+
+    # every one of these could end a game of that size; a VEKN tournament seats only 4 or 5 (as Archon)
+    for vps in ([2, 1, 0], [1, 1, 1, 1, 1, 1], [2, 0]):
+        assert scoring.check_vtes(vps) == "venue.check.size"
+    assert t("venue.check.size", "fr") == "une table de tournoi VEKN compte 4 ou 5 joueurs"
+    assert t("venue.check.size", "en") == "a VEKN tournament table has 4 or 5 players"
+    names = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay"]
+    vekn = EventStore(tmp_path / "vekn.sqlite3", "v", "vtes")
+    league = EventStore(tmp_path / "league.sqlite3", "l", "ascension")
+    try:
+        round_no = vekn.add_round([names])  # six at one table: only by hand
+        assert vekn.override(round_no, 1, {"players": names, "vp": [1, 1, 1, 1, 1, 1]},
+                             "the players' sheets") == "venue.check.size"
+        assert vekn.results() == []
+        round_no = league.add_round([names[:2], names[2:5]])
+        assert league.override(round_no, 1, {"players": names[:2], "winners": ["Ann"]}, "sheet") is None
+        assert league.override(round_no, 2, {"players": names[2:5], "winners": []}, "sheet") is None
+    finally:
+        vekn.close()
+        league.close()
+
+
 def test_game_win_and_tournament_points():
     assert scoring.game_winner([3, 1, 1, 0, 0]) == 0
     assert scoring.game_winner([2, 2, 1, 0, 0]) is None  # a tie at the top: no game win
