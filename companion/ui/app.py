@@ -32,7 +32,7 @@ from kivy.clock import Clock
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
 
-from companion import i18n, paths
+from companion import i18n, paths, usersettings
 from companion.cards.library import CardLibrary
 from companion.i18n import t
 from companion.play.runtime import Runtime
@@ -294,6 +294,10 @@ class CompanionApp(App):
 
     # --- Kivy life cycle -------------------------------------------------------------
     def build(self) -> Root:
+        if self.config is not None:
+            # A bad value falls back to its key's default, the good keys kept; each one is named
+            # and said with the other start-up problems (Runtime.file_problems).
+            usersettings.repair(self.config)
         self._apply_language()  # before the screens are made: they read their words once
         self.title = t("app.title")
         root = build_root(self.session, start="home")
