@@ -64,7 +64,7 @@ def test_add_refuses_bad_input_clearly(tmp_path: Path) -> None:
     home = tmp_path / "home"
     wrong_type = run("cards", "add", "--game", "rise", "--name", "X", "--type", "dragon-volant", "--text", "t",
                      home=home)
-    assert wrong_type.returncode == 2 and "unknown card type 'dragon-volant'" in wrong_type.stderr
+    assert wrong_type.returncode == 2 and "type de carte 'dragon-volant' inconnu" in wrong_type.stderr
     missing = run("cards", "add", "--game", "rise", "--name", "X", home=home, stdin="")
     assert missing.returncode == 2 and "type" in missing.stderr
     assert not (home / "data" / "cards" / "rise.yaml").exists()

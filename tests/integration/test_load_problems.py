@@ -142,7 +142,8 @@ def test_a_long_path_never_cuts_the_reason(tmp_path: Path, monkeypatch, lang: st
     fifo = next(p for p in problems if "res-arcana.yaml" in p)
     tab = next(p for p in problems if "astral.yaml" in p)
     assert fifo.endswith(why), fifo
-    assert tab.endswith("tab used for indentation; YAML needs spaces"), tab
+    assert tab.endswith("tab used for indentation; YAML needs spaces" if lang == "en" else
+                        "tabulation utilisée pour l'indentation ; YAML demande des espaces"), tab
     for sentence in (fifo, tab):
         assert str(tmp_path)[:20] in sentence and "…" in sentence  # the start kept, the middle left out
         assert len(sentence) < 260, sentence
