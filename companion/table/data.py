@@ -10,6 +10,8 @@ and field; a broken file disables its game, for the table as for the card librar
 from __future__ import annotations
 
 import functools
+import logging
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,8 @@ from companion.cards.gamedata import plain
 from companion.cards.validate import TEXTS, kind_name
 from companion.cards.yamlload import line_of
 from companion.i18n import t
+
+log = logging.getLogger(__name__)
 
 
 class TableDataError(Exception):
@@ -255,15 +259,57 @@ def shown_path(path: Path) -> str:
         return str(path)
 
 
-@functools.cache
-def load_table(game: str, root: str | None = None) -> TableData:
-    """The table data of one game, read once per process through the one game.yaml reader."""
-    from companion.cards.gamedata import read_game
-    from companion.cards.yamlload import DataError
+# game id, root → (its file, the file's identity when read, the table read from it)
+_tables: dict[tuple[str, str | None], tuple[Path, tuple[int, int, int], TableData]] = {}
+registry.on_forget(_tables.clear)
 
+
+def _identity(path: Path) -> tuple[int, int, int]:
+    st = os.stat(path)
+    return st.st_mtime_ns, st.st_size, st.st_ino
+
+
+def load_table(game: str, root: str | None = None) -> TableData:
+    """The table data of one game through the one game.yaml reader: read once, and again when
+    its file changed (a user's own game edited while the program runs: one stat a call, no
+    parsing). A broken edit keeps the last good reading, for a game being played, and is said
+    in the log; the card library and ``cards validate`` name it with its line."""
+    key = (game, root)
+    held = _tables.get(key)
+    if held is not None:
+        path, known, data = held
+        try:
+            now = _identity(path)
+        except OSError:
+            now = None  # moved or removed: looked for again below
+        if now == known:
+            return data
+        if now is not None:
+            try:
+                fresh = _read_table(path, game, root)
+            except TableDataError as exc:
+                log.warning("%s changed and cannot be read (%s): the last good reading is kept", path, exc)
+                _tables[key] = (path, now, data)  # not parsed again until the next change
+                return data
+            _tables[key] = (path, now, fresh)
+            return fresh
+        del _tables[key]
     path = Path(root) / game / "game.yaml" if root else registry.game_file(game)
     if path is None or not path.exists():
         raise TableDataError(f"{path or game}: {t('data.no_game_file')}")
+    try:
+        known = _identity(path)
+    except OSError as exc:
+        raise TableDataError(f"{path}: {t('data.cannot_read', why=exc.strerror or exc)}") from exc
+    data = _read_table(path, game, root)
+    _tables[key] = (path, known, data)
+    return data
+
+
+def _read_table(path: Path, game: str, root: str | None) -> TableData:
+    from companion.cards.gamedata import read_game
+    from companion.cards.yamlload import DataError
+
     shown = shown_path(path) if not root else f"cardmap/{game}/game.yaml"
     try:
         info, doc = read_game(path, shown)
