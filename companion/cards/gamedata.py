@@ -231,7 +231,7 @@ def _speech(shown: str, top: Checker) -> dict[str, Any]:
     missing = set(out["fr"]) ^ set(out["en"])
     if missing:
         raise s.fail("en" if set(out["fr"]) - set(out["en"]) else "fr",
-                     f"fr and en must have the same keys; only in one: {', '.join(sorted(missing))}")
+                     t("data.same_keys", keys=", ".join(sorted(missing))))
     return out
 
 
