@@ -46,8 +46,8 @@ MISTAKES = [
      "clé en double (déjà à la ligne", "duplicate key (first at line"),
 ]
 TABLE_MISTAKES = [
-    ("phases:", "phases: []\n  old_phases:", "il faut au moins une phase", "at least one phase is needed"),
-    ("counters:", "counters: 3\n  old_counters:", "attendu : une table identifiant de compteur → définition",
+    ("\n  phases:", "\n  phases: []\n  old_phases:", "il faut au moins une phase", "at least one phase is needed"),
+    ("\n  counters:", "\n  counters: 3\n  old_counters:", "attendu : une table identifiant de compteur → définition",
      "expected a mapping of counter id → definition"),
 ]
 
