@@ -99,7 +99,7 @@ def test_show_marks_superior_disciplines_and_names_types_costs_and_imbued_words(
     master = card_lines(library.lookup("Pentex™ Loves You!"), vtes, "fr")
     assert master[1] == "Type : Maître" and "Coût : 2 de réserve" in master
     assert card_lines(library.lookup("Absimiliard's Army"), vtes, "fr")[1] == "Type : Événement"
-    assert card_lines(library.lookup("Absimiliard's Army"), vtes, "en")[1] == "Type : Event"
+    assert card_lines(library.lookup("Absimiliard's Army"), vtes, "en")[1] == "Type: Event"
     imbued = card_lines(library.get("vtes:200102"), vtes, "fr")
     assert "Vie : 6" in imbued and "Credo : Martyr" in imbued and "Vertus : Martyre, Rédemption, Vision" in imbued
     assert not any(line.startswith(("Capacité", "Clan")) for line in imbued)
