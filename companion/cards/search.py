@@ -15,16 +15,19 @@ deletions, and rapidfuzz measures only those few. The state of a card index is p
 
 from __future__ import annotations
 
+import base64
 import bisect
 import re
+import sys
 import unicodedata
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, combinations, repeat
+from itertools import chain, combinations, compress, islice, repeat
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from companion.cards.model import Card
@@ -32,7 +35,7 @@ from companion.cards.model import Card
 T = TypeVar("T")
 _NON_WORD = re.compile(r"[^0-9a-z]+")
 _LIGATURES = str.maketrans({"œ": "oe", "æ": "ae", "ø": "o", "đ": "d", "ł": "l"})
-STATE_FORMAT = 2  # bump when the shape of ``SearchIndex.state()`` changes
+STATE_FORMAT = 3  # bump when the shape of ``SearchIndex.state()`` changes
 
 
 def normalize(text: str) -> str:
@@ -103,19 +106,62 @@ class Hit(NamedTuple, Generic[T]):
 
 _hit = tuple.__new__  # Hit(...) without the keyword handling of a named tuple's __new__
 
-# One category of match for a query word: (docs, score), best first. A document takes the
-# score of the first category that holds it; categories are tried in falling order of score
-# (exact name 3, name prefix 2.4-2.9, name typo 1.8 / 1.4, text word 1, text prefix 0.7).
+# The match categories of a query word, best first; a document takes the score of the best one
+# that holds it: exact name word 3, name word it starts 2.4-2.9 (a shorter completion scores
+# higher), name word one or two edits away 1.8 / 1.4, text word 1, text word it starts 0.7. Each
+# is stored as a small number, its code: _PREFIX + the completed word's length for a prefix.
 _TEXT = 1.0
 _TYPO = (0.0, 2.2 - 0.4 * 1, 2.2 - 0.4 * 2)  # by distance
+_EXACT, _NEAR1, _NEAR2, _IN_TEXT, _TEXT_PREFIX, _PREFIX = 0, 1, 2, 3, 4, 5
+_HEAD = (3.0, _TYPO[1], _TYPO[2], _TEXT, 0.7)
 _NOTHING_NEAR: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
 
+def _bases(word_length: int, longest: int) -> tuple[float, ...]:
+    """The score of each code for a query word of ``word_length`` letters (the same arithmetic
+    as when the scores were computed per query, so that sums round alike)."""
+    return _HEAD + tuple(2.4 + 0.5 * word_length / length if length > word_length else 0.0
+                         for length in range(longest + 1))
+
+
+def _packed(values: Iterable[int]) -> array:
+    """``values`` in the narrowest array that holds them: 2 bytes a document for 4,000 cards,
+    where a tuple of Python numbers takes 8 to 36."""
+    values = list(values)
+    top = max(values, default=0)
+    return array("B" if top < 1 << 8 else "H" if top < 1 << 16 else "I", values)
+
+
+def _encode(values: array) -> list[str]:
+    """An array as JSON data: its type and its little-endian bytes in base64."""
+    if sys.byteorder == "big":
+        values = array(values.typecode, values)
+        values.byteswap()
+    return [values.typecode, base64.b64encode(values.tobytes()).decode("ascii")]
+
+
+def _decode(stored: list[str]) -> array:
+    typecode, data = stored
+    if typecode not in ("B", "H", "I"):
+        raise ValueError(f"a stored array of type {typecode!r}")
+    values = array(typecode)
+    values.frombytes(base64.b64decode(data))
+    if sys.byteorder == "big":
+        values.byteswap()
+    return values
+
+
 class DocIndex(Generic[T]):
-    """The words of documents' names and texts, ready for ``search``."""
+    """The words of documents' names and texts, ready for ``search``.
+
+    ``ranked`` (the card search): every word and word start the documents have (a "token") gets,
+    when the index is built, its documents in the order a one-word query for it ranks them, with
+    their scores. The usual query, a name or the start of one, is then one lookup and a slice;
+    only a query with several words, or a word the cards do not have (a typo), is scored per
+    query. Without it (a game's rules, built at each question), every query is scored."""
 
     def __init__(self, docs: Iterable[Doc[T]] = (), *, state: dict[str, Any] | None = None,
-                 items: Sequence[T] | None = None) -> None:
+                 items: Sequence[T] | None = None, ranked: bool = False) -> None:
         if state is not None:
             self._restore(state, items or ())
             return
@@ -135,23 +181,22 @@ class DocIndex(Generic[T]):
         common = max(20, len(docs) // 5)
         self._name_words = sorted(name_map)
         self._name_map = {w: tuple(sorted(name_map[w])) for w in self._name_words}
-        self._text_words = sorted(w for w, d in text_map.items() if len(d) <= common)
-        self._text_map = {w: tuple(sorted(text_map[w])) for w in self._text_words}
+        text_words = sorted(w for w, d in text_map.items() if len(d) <= common)
+        self._text_map = {w: tuple(sorted(text_map[w])) for w in text_words}
         deletes: dict[str, list[str]] = defaultdict(list)
         for word in self._name_words:
             for form in _stored_deletions(word):
                 deletes[form].append(word)
         alone = {w: (w,) for w in self._name_words}  # a form of one word shares that word's tuple
         self._deletes = {form: alone[ws[0]] if len(ws) == 1 else tuple(ws) for form, ws in deletes.items()}
-        # The typos of every word the index knows are found once, here: a query word spelled
-        # right (most are) costs one lookup; only a word the cards never use is looked up by
-        # its deletions.
-        self._known_near = {}
-        for word in {*self._name_words, *self._text_words}:
-            edits = max_edits(word)
-            if edits:
-                self._known_near[word] = self._scan_near(word, edits)
+        # Every prefix of a word (2 letters or more for names, 4 for texts: shorter ones are not
+        # completed) → the words it starts, in sorted order.
+        self._name_prefixes = _prefix_table(self._name_words, 2)
+        self._text_prefixes = _prefix_table(text_words, 4)
+        self._tokens: dict[str, int] = {}
         self._prepare()
+        if ranked:
+            self._rank_tokens()
 
     def _prepare(self) -> None:
         """What queries use besides the stored state: each document's names without repeats,
@@ -159,18 +204,35 @@ class DocIndex(Generic[T]):
         self._full = [list(dict.fromkeys(fulls)) for fulls in self._full]
         self._single = [fulls[0] if len(fulls) == 1 else None for fulls in self._full]
         self._first_len = [len(fulls[0]) if fulls else 0 for fulls in self._full]
+        self._names = [tuple(fulls) or ("",) for fulls in self._full]  # a nameless document measures ""
         pairs = sorted((f, d) for d, fulls in enumerate(self._full) for f in fulls)
         self._sorted_names = [f for f, _ in pairs]
         self._sorted_docs = [d for _, d in pairs]
-        # Every prefix of a word (2 letters or more for names, 4 for texts: shorter ones are not
-        # completed) → the words it starts, in sorted order: one lookup instead of two bisections
-        # over the vocabulary.
-        self._name_prefixes = _prefix_table(self._name_words, 2)
-        self._text_prefixes = _prefix_table(self._text_words, 4)
+        longest = max(map(len, self._name_words), default=0)
+        self._bases = [_bases(n, longest) for n in range(longest + 1)]
+        self._where = tuple("name" if score > _TEXT else "text" for score in self._bases[0])  # by code
+
+    def _rank_tokens(self) -> None:
+        """Each token's documents as a one-word query for it ranks them (see the class), in
+        three flat arrays; the tables they come from are not kept."""
+        tokens = sorted({*self._name_map, *self._name_prefixes, *self._text_map, *self._text_prefixes})
+        offsets, docs, scores, codes = [0], [], [], []
+        for token in tokens:
+            for neg, _, d, code in self._rank(token, self._word_codes(token)):
+                docs.append(d)
+                scores.append(round(-neg * 1000))  # three decimals, exactly (see _ranked)
+                codes.append(code)
+            offsets.append(len(docs))
+        self._tokens = {t: i for i, t in enumerate(tokens)}
+        self._offsets, self._docs, self._scores, self._codes = map(_packed, (offsets, docs, scores, codes))
+        self._name_prefixes = self._text_prefixes = self._text_map = {}
 
     # --- the cache -----------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
-        """Plain JSON data from which ``DocIndex(state=..., items=...)`` is the same index."""
+        """Plain JSON data from which ``DocIndex(state=..., items=...)`` is the same index
+        (a ``ranked`` one)."""
+        if not self._tokens:
+            raise ValueError("only a ranked index is stored")
         number = {w: i for i, w in enumerate(self._name_words)}
         forms = list(self._deletes)
         multi: list[tuple[int, ...]] = []
@@ -185,11 +247,10 @@ class DocIndex(Generic[T]):
         return {
             "full": self._full,
             "name_words": self._name_words, "name_docs": [self._name_map[w] for w in self._name_words],
-            "text_words": self._text_words, "text_docs": [self._text_map[w] for w in self._text_words],
             # one string and one list of numbers: read back many times faster than a mapping
             "delete_forms": "\n".join(forms), "delete_ids": ids, "delete_multi": multi,
-            "near": {w: [[number[x] for x in near] for near in pair]
-                     for w, pair in self._known_near.items() if pair != _NOTHING_NEAR},
+            "tokens": "\n".join(self._tokens),
+            "ranked": [_encode(a) for a in (self._offsets, self._docs, self._scores, self._codes)],
         }
 
     def _restore(self, state: dict[str, Any], items: Sequence[T]) -> None:
@@ -199,17 +260,21 @@ class DocIndex(Generic[T]):
             raise ValueError(f"a search state of {len(self._full)} documents for {len(self.items)} items")
         self._name_words = state["name_words"]
         self._name_map = dict(zip(self._name_words, map(tuple, state["name_docs"]), strict=True))
-        self._text_words = state["text_words"]
-        self._text_map = dict(zip(self._text_words, map(tuple, state["text_docs"]), strict=True))
+        self._name_prefixes = self._text_prefixes = self._text_map = {}
         words = self._name_words
         alone = [(w,) for w in words]
         multi = [tuple(words[i] for i in ids) for ids in state["delete_multi"]]
         forms = state["delete_forms"].split("\n") if state["delete_forms"] else []
         # A wrong number raises IndexError, a wrong count ValueError: the caller rebuilds.
         self._deletes = dict(zip(forms, [alone[i] if i >= 0 else multi[~i] for i in state["delete_ids"]], strict=True))
-        self._known_near = {w: _NOTHING_NEAR for w in (*self._name_words, *self._text_words) if max_edits(w)}
-        for w, (one, two) in state["near"].items():
-            self._known_near[w] = (tuple(words[i] for i in one), tuple(words[i] for i in two))
+        tokens = state["tokens"].split("\n")
+        self._offsets, self._docs, self._scores, self._codes = map(_decode, state["ranked"])
+        if len(self._offsets) != len(tokens) + 1 or self._offsets[-1] != len(self._docs) or not (
+                len(self._docs) == len(self._scores) == len(self._codes)):
+            raise ValueError("a search state whose ranked tokens do not add up")
+        if self._docs and max(self._docs) >= len(self.items):
+            raise ValueError("a search state naming documents it does not have")
+        self._tokens = {t: i for i, t in enumerate(tokens)}
         self._prepare()
 
     # --- matching one query word ---------------------------------------------------------
@@ -221,44 +286,60 @@ class DocIndex(Generic[T]):
             near[OSA.distance(word, other, score_cutoff=edits)].append(other)
         return (tuple(near[1]), tuple(near[2]) if edits > 1 else ()) if near[1] or near[2] else _NOTHING_NEAR
 
-    def _near(self, word: str, edits: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """Name words one and two edits away from ``word`` (never ``word`` itself)."""
-        known = self._known_near.get(word)
-        return known if known is not None else self._scan_near(word, edits)
+    _near = _scan_near  # name words one and two edits away from ``word`` (never ``word`` itself)
+
+    def _word_codes(self, word: str) -> dict[int, int]:
+        """The best match code of each document for one query word, from the word tables (a
+        ranked index keeps only the name words: a word it has no token for is a typo or
+        nothing)."""
+        name_map = self._name_map
+        best: dict[int, int] = dict.fromkeys(name_map.get(word, ()), _EXACT)
+        offers: list[tuple[Iterable[int], int]] = []  # (docs, code), best first
+        if len(word) >= 2:
+            completions = [w for w in self._name_prefixes.get(word, ()) if w != word]
+            # A shorter completion scores higher: offered first, it keeps the document.
+            completions.sort(key=len)
+            offers += [(name_map[w], _PREFIX + len(w)) for w in completions]
+        edits = max_edits(word)
+        if edits:
+            one, two = self._scan_near(word, edits)
+            offers += [(name_map[w], _NEAR1) for w in one] + [(name_map[w], _NEAR2) for w in two]
+        text_map = self._text_map
+        if word in text_map:
+            offers.append((text_map[word], _IN_TEXT))
+        if len(word) >= 4:
+            offers += [(text_map[w], _TEXT_PREFIX) for w in self._text_prefixes.get(word, ())[:200]]
+        for docs, code in offers:  # a document keeps the first (best) code offered to it
+            for d in docs:
+                if d not in best:
+                    best[d] = code
+        return best
 
     def _word_scores(self, word: str) -> dict[int, float]:
         """The best score of each document for one query word; above 1.0 means in a name."""
-        name_map = self._name_map
-        best: dict[int, float] = dict.fromkeys(name_map.get(word, ()), 3.0)
-        offers: list[tuple[Iterable[int], float]] = []  # (docs, score), best score first
-        if len(word) >= 2:
-            completions = self._name_prefixes.get(word, ())
-            if len(completions) > (word in name_map):  # some besides the word itself
-                # A shorter completion scores higher: offered first, it keeps the document.
-                by_length: dict[int, list[str]] = {}
-                for w in completions:
-                    if w != word:
-                        by_length.setdefault(len(w), []).append(w)
-                for length in sorted(by_length):
-                    offers.append((chain.from_iterable(map(name_map.__getitem__, by_length[length])),
-                                   2.4 + 0.5 * len(word) / length))
-        edits = max_edits(word)
-        if edits:
-            for dist, near in enumerate(self._near(word, edits), 1):
-                if near:
-                    offers.append((chain.from_iterable(map(name_map.__getitem__, near)), _TYPO[dist]))
-        text_map = self._text_map
-        if word in text_map:
-            offers.append((text_map[word], _TEXT))
-        if len(word) >= 4:
-            completions = self._text_prefixes.get(word, ())[:200]
-            if completions:
-                offers.append((chain.from_iterable(map(text_map.__getitem__, completions)), 0.7))
-        for docs, score in offers:  # a document keeps the first (best) score offered to it
-            fresh = set(docs).difference(best)
-            if fresh:
-                best.update(dict.fromkeys(fresh, score))
-        return best
+        bases = self._bases[len(word)] if len(word) < len(self._bases) else _HEAD
+        i = self._tokens.get(word)
+        if i is not None:
+            start, end = self._offsets[i], self._offsets[i + 1]
+            return dict(zip(self._docs[start:end], map(bases.__getitem__, self._codes[start:end]), strict=True))
+        return {d: bases[code] for d, code in self._word_codes(word).items()}
+
+    def _rank(self, q: str, codes: dict[int, int]) -> list[tuple[float, int, int, int]]:
+        """A one-word query's documents, best first: (-score, first name's length, doc, code);
+        each score as ``search_normalized`` adds it up, rapidfuzz's ratios measured in one call."""
+        special = self._name_bonus(q)
+        bases = self._bases[len(q)] if len(q) < len(self._bases) else _HEAD
+        docs = list(codes)
+        names = self._names
+        counts = list(map(len, map(names.__getitem__, docs)))
+        ratios = iter([r for _, r, _ in process.extract_iter(
+            q, list(chain.from_iterable(map(names.__getitem__, docs))), scorer=fuzz.ratio)])
+        best = [next(ratios) if n == 1 else max(islice(ratios, n)) for n in counts]  # a document's nearest name
+        first_len = self._first_len
+        ranked = [(-round(bases[c] + (special[d] if d in special else 2 * r / 100), 3), first_len[d], d, c)
+                  for d, c, r in zip(docs, codes.values(), best, strict=True)]
+        ranked.sort()
+        return ranked
 
     # --- the query -----------------------------------------------------------------------
     def search(self, query: str, limit: int = 20, allowed: set[int] | frozenset[int] | None = None) -> list[Hit[T]]:
@@ -267,6 +348,10 @@ class DocIndex(Generic[T]):
     def search_normalized(self, q: str, limit: int = 20,
                           allowed: set[int] | frozenset[int] | None = None) -> list[Hit[T]]:
         """``search`` of a query already through ``normalize``."""
+        if " " not in q:
+            i = self._tokens.get(q)
+            if i is not None:
+                return self._ranked(i, limit, allowed)
         words = q.split()
         if len(words) > 1:
             words = list(dict.fromkeys(words))
@@ -325,6 +410,18 @@ class DocIndex(Generic[T]):
         items = self.items
         return [_hit(Hit, (items[d], -neg, "name" if name else "text")) for neg, _, d, name in hits[:limit]]
 
+    def _ranked(self, token: int, limit: int, allowed: set[int] | frozenset[int] | None) -> list[Hit[T]]:
+        """The first ``limit`` allowed documents of a token's ranking, as a one-word query's hits."""
+        start, end = self._offsets[token], self._offsets[token + 1]
+        if allowed is None:
+            positions: Iterable[int] = range(start, min(end, start + max(limit, 0)))
+        else:  # the filter, the count and the stop made in C
+            positions = islice(compress(range(start, end), map(allowed.__contains__, self._docs[start:end])),
+                               max(limit, 0))
+        items, docs, scores, codes, where = self.items, self._docs, self._scores, self._codes, self._where
+        # A score n/1000 is the same float as round(score, 3) was: both are the double nearest n/1000.
+        return [_hit(Hit, (items[docs[j]], scores[j] / 1000, where[codes[j]])) for j in positions]
+
     def _name_bonus(self, q: str) -> dict[int, int]:
         """The documents one of whose names is the whole query (10) or starts with it (5)."""
         names = self._sorted_names
@@ -374,7 +471,7 @@ class SearchIndex:
         if state is None:
             docs = [card_doc(c) for c in self._cards]
             self._attrs = [(d.attrs["types"], d.attrs["groups"], d.attrs["cost"]) for d in docs]
-            self._index = DocIndex(docs)
+            self._index = DocIndex(docs, ranked=True)
         else:
             if state.get("format") != STATE_FORMAT or state.get("refs") != [c.ref for c in self._cards]:
                 raise ValueError("a search state made for other cards")
