@@ -317,6 +317,16 @@ class DocIndex(Generic[T]):
         if i is not None:
             start, end = self._offsets[i], self._offsets[i + 1]
             return dict(zip(self._docs[start:end], map(bases.__getitem__, self._codes[start:end]), strict=True))
+        if self._tokens:  # ranked, and no card has or starts with this word: only its typos can match
+            edits = max_edits(word)
+            if not edits:
+                return {}
+            one, two = self._scan_near(word, edits)
+            best: dict[int, float] = {}
+            for near, score in ((two, _TYPO[2]), (one, _TYPO[1])):  # one edit, written last, wins
+                for other in near:
+                    best.update(dict.fromkeys(self._name_map[other], score))
+            return best
         return {d: bases[code] for d, code in self._word_codes(word).items()}
 
     def _rank(self, q: str, codes: dict[int, int]) -> list[tuple[float, int, int, int]]:
@@ -347,11 +357,11 @@ class DocIndex(Generic[T]):
             i = self._tokens.get(q)
             if i is not None:
                 return self._ranked(i, limit, allowed)
-        words = q.split()
-        if len(words) > 1:
-            words = list(dict.fromkeys(words))
-        elif not words:
-            return []
+            if not q:
+                return []
+            words = [q]
+        else:
+            words = list(dict.fromkeys(q.split()))
         scores = [self._word_scores(word) for word in words]
         need = len(words)
         if need == 1:
