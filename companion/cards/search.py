@@ -25,6 +25,7 @@ import unicodedata
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from itertools import chain, combinations, compress, islice, repeat
 from typing import Any, Generic, NamedTuple, TypeVar
@@ -122,6 +123,10 @@ class Hit(NamedTuple, Generic[T]):
 
 
 _hit = tuple.__new__  # Hit(...) without the keyword handling of a named tuple's __new__
+
+# The documents a query may find: a set, or a range when they are the consecutive ones of a game
+# (a range's test is two comparisons; a set's, a probe into a table of every card of the game).
+Allowed = AbstractSet[int] | range
 
 # The match categories of a query word, best first; a document takes the score of the best one
 # that holds it: exact name word 3, name word it starts 2.4-2.9 (a shorter completion scores
@@ -347,11 +352,11 @@ class DocIndex(Generic[T]):
         return ranked
 
     # --- the query -----------------------------------------------------------------------
-    def search(self, query: str, limit: int = 20, allowed: set[int] | frozenset[int] | None = None) -> list[Hit[T]]:
+    def search(self, query: str, limit: int = 20, allowed: Allowed | None = None) -> list[Hit[T]]:
         return self.search_normalized(normalize(query), limit, allowed)
 
     def search_normalized(self, q: str, limit: int = 20,
-                          allowed: set[int] | frozenset[int] | None = None) -> list[Hit[T]]:
+                          allowed: Allowed | None = None) -> list[Hit[T]]:
         """``search`` of a query already through ``normalize``."""
         if " " not in q:
             i = self._tokens.get(q)
@@ -370,12 +375,12 @@ class DocIndex(Generic[T]):
             ordered = sorted(scores, key=len)
             candidates = set(ordered[0]).intersection(*ordered[1:])
         if allowed is not None:
-            candidates = allowed.intersection(candidates)
+            candidates = set(filter(allowed.__contains__, candidates))
         if not candidates and need > 1:  # forgive one word the user got too wrong
             counts = Counter(d for s in scores for d in s)
             candidates = {d for d, n in counts.items() if n >= need - 1}
             if allowed is not None:
-                candidates &= allowed
+                candidates = set(filter(allowed.__contains__, candidates))
         full = self._full
         if len(candidates) <= 32:  # a few: their own names are quicker to look at
             special = {}
@@ -415,7 +420,7 @@ class DocIndex(Generic[T]):
         items = self.items
         return [_hit(Hit, (items[d], -neg, "name" if name else "text")) for neg, _, d, name in hits[:limit]]
 
-    def _ranked(self, token: int, limit: int, allowed: set[int] | frozenset[int] | None) -> list[Hit[T]]:
+    def _ranked(self, token: int, limit: int, allowed: Allowed | None) -> list[Hit[T]]:
         """The first ``limit`` allowed documents of a token's ranking, as a one-word query's hits."""
         start, end = self._offsets[token], self._offsets[token + 1]
         if allowed is None:
@@ -493,7 +498,10 @@ class SearchIndex:
         by_game: dict[str, set[int]] = defaultdict(set)
         for i, card in enumerate(self._cards):
             by_game[card.game].add(i)
-        self._by_game = {g: frozenset(s) for g, s in by_game.items()}
+        self._by_game: dict[str, Allowed] = {}
+        for g, ids in by_game.items():  # the library lists each game's cards together
+            span = range(min(ids), max(ids) + 1)
+            self._by_game[g] = span if len(span) == len(ids) else frozenset(ids)
         self._known_cache: dict[int, set[str]] = {}
 
     def state(self) -> dict[str, Any]:
@@ -503,7 +511,7 @@ class SearchIndex:
 
     def search(self, query: str, game: str | None = None, limit: int = 20, type: str | None = None,
                cost: int | None = None, clan: str | None = None, **_: object) -> list[Hit[Card]]:
-        allowed: frozenset[int] | set[int] | None = None
+        allowed: Allowed | None = None
         if game is not None:
             allowed = self._by_game.get(game, frozenset())
         if type or cost is not None or clan:

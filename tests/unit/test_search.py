@@ -14,7 +14,7 @@ from companion.cards import catalog
 from companion.cards import index as card_index
 from companion.cards.catalog import Catalog
 from companion.cards.library import CardLibrary
-from companion.cards.search import SearchIndex, max_edits, normalize
+from companion.cards.search import DocIndex, SearchIndex, card_doc, max_edits, normalize
 from companion.games.vtes import cards as vtes
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "cardmap"
@@ -105,6 +105,36 @@ def test_deletion_index_finds_what_a_full_scan_finds(index: SearchIndex) -> None
                                                       limit=None) if dist} if edits else set()
         found = {w for near in index._index._near(query, edits) for w in near} if edits else set()
         assert found == scan, query
+
+
+def test_ranked_words_answer_as_scoring_each_query(index: SearchIndex) -> None:
+    """The card index ranks every word and word start of the cards when it is built; what it
+    answers is what the same index scoring each query (as the rules' index does) answers, for
+    one word, several words and typos, with or without a filter, whatever the count asked."""
+    ranked = index._index
+    scored = DocIndex([card_doc(c) for c in index._cards])
+    rnd = random.Random(11)
+    tokens = sorted(ranked._tokens)
+    queries = rnd.sample(tokens, 400) + [" ".join(rnd.sample(tokens, 2)) for _ in range(100)]
+    queries += [_typo(rnd, t) for t in rnd.sample(tokens, 200)]
+    vtes = index._by_game["vtes"]
+    for query in map(normalize, queries):
+        for allowed in (None, vtes, frozenset(range(0, len(index._cards), 3))):
+            for limit in (3, 20):
+                assert ([(h.card.ref, h.score, h.where) for h in ranked.search_normalized(query, limit, allowed)]
+                        == [(h.card.ref, h.score, h.where) for h in scored.search_normalized(query, limit, allowed)]
+                        ), (query, limit)
+
+
+def test_a_game_filter_whatever_the_order_of_the_cards(index: SearchIndex) -> None:
+    """A game's cards listed together are filtered as a range, otherwise as a set: same hits."""
+    by_name = SearchIndex(sorted(index._cards, key=lambda c: c.name))
+    assert isinstance(index._by_game["vtes"], range) and isinstance(by_name._by_game["vtes"], frozenset)
+    for query in ("govrn the unalligned", "dragon", "majesty", "bleed", "fire dragon"):
+        for game in ("vtes", "res-arcana"):
+            mixed, listed = by_name.search(query, game=game, limit=5000), index.search(query, game=game, limit=5000)
+            assert {(h.card.ref, h.score) for h in mixed} == {(h.card.ref, h.score) for h in listed}, (query, game)
+            assert all(h.card.game == game for h in mixed)
 
 
 def test_state_from_the_cache_searches_the_same(index: SearchIndex) -> None:
