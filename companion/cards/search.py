@@ -364,6 +364,8 @@ class DocIndex(Generic[T]):
                 return self._ranked(i, limit, allowed)
             if not q:
                 return []
+            if self._tokens:
+                return self._typo_hits(q, limit, allowed)
             words = [q]
         else:
             words = list(dict.fromkeys(q.split()))
@@ -419,6 +421,22 @@ class DocIndex(Generic[T]):
         hits.sort()
         items = self.items
         return [_hit(Hit, (items[d], -neg, "name" if name else "text")) for neg, _, d, name in hits[:limit]]
+
+    def _typo_hits(self, q: str, limit: int, allowed: Allowed | None) -> list[Hit[T]]:
+        """A one-word query no card has nor starts (a ranked index has every word and start as a
+        token): only the documents of its typos' name words, scored as ``search_normalized``
+        scores them. No name is or starts with such a word: no name bonus to look for."""
+        best = self._word_scores(q)
+        candidates: Iterable[int] = best if allowed is None else filter(allowed.__contains__, best)
+        names, first_len, ratio = self._names, self._first_len, fuzz.ratio
+        hits = []
+        for d in candidates:
+            own = names[d]
+            near = ratio(q, own[0]) if len(own) == 1 else max(map(ratio, repeat(q), own))
+            hits.append((-round(best[d] + 2 * near / 100, 3), first_len[d], d))
+        hits.sort()
+        items = self.items
+        return [_hit(Hit, (items[d], -neg, "name")) for neg, _, d in hits[:limit]]
 
     def _ranked(self, token: int, limit: int, allowed: Allowed | None) -> list[Hit[T]]:
         """The first ``limit`` allowed documents of a token's ranking, as a one-word query's hits."""
