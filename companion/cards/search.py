@@ -293,8 +293,7 @@ class DocIndex(Generic[T]):
         ranked index keeps only the name words: a word it has no token for is a typo or
         nothing)."""
         name_map = self._name_map
-        best: dict[int, int] = dict.fromkeys(name_map.get(word, ()), _EXACT)
-        offers: list[tuple[Iterable[int], int]] = []  # (docs, code), best first
+        offers: list[tuple[Iterable[int], int]] = [(name_map.get(word, ()), _EXACT)]  # (docs, code), best first
         if len(word) >= 2:
             completions = [w for w in self._name_prefixes.get(word, ()) if w != word]
             # A shorter completion scores higher: offered first, it keeps the document.
@@ -309,10 +308,11 @@ class DocIndex(Generic[T]):
             offers.append((text_map[word], _IN_TEXT))
         if len(word) >= 4:
             offers += [(text_map[w], _TEXT_PREFIX) for w in self._text_prefixes.get(word, ())[:200]]
-        for docs, code in offers:  # a document keeps the first (best) code offered to it
-            for d in docs:
-                if d not in best:
-                    best[d] = code
+        # A document keeps the first (best) code offered to it: written in reverse, the best last
+        # (dict updates in C, where a test per document cost a tenth of the index's build).
+        best: dict[int, int] = {}
+        for docs, code in reversed(offers):
+            best.update(dict.fromkeys(docs, code))
         return best
 
     def _word_scores(self, word: str) -> dict[int, float]:
