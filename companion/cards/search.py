@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from itertools import chain, combinations, compress, islice, repeat
+from operator import mul
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from rapidfuzz import fuzz, process
@@ -235,10 +236,10 @@ class DocIndex(Generic[T]):
         tokens = sorted({*self._name_map, *self._name_prefixes, *self._text_map, *self._text_prefixes})
         offsets, docs, scores, codes = [0], [], [], []
         for token in tokens:
-            for neg, _, d, code in self._rank(token, self._word_codes(token)):
-                docs.append(d)
-                scores.append(round(-neg * 1000))  # three decimals, exactly (see _ranked)
-                codes.append(code)
+            negs, _, ranked_docs, ranked_codes = zip(*self._rank(token, self._word_codes(token)), strict=True)
+            docs += ranked_docs
+            scores += map(round, map(mul, negs, repeat(-1000)))  # three decimals, exactly (see _ranked)
+            codes += ranked_codes
             offsets.append(len(docs))
         self._tokens = {t: i for i, t in enumerate(tokens)}
         self._offsets, self._docs, self._scores, self._codes = map(_packed, (offsets, docs, scores, codes))
