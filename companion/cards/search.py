@@ -212,6 +212,7 @@ class DocIndex(Generic[T]):
         self._name_prefixes = _prefix_table(self._name_words, 2)
         self._text_prefixes = _prefix_table(text_words, 4)
         self._tokens: dict[str, int] = {}
+        self._ranked = ranked
         self._prepare()
         if ranked:
             self._rank_tokens()
@@ -238,7 +239,7 @@ class DocIndex(Generic[T]):
         for token in tokens:
             negs, _, ranked_docs, ranked_codes = zip(*self._rank(token, self._word_codes(token)), strict=True)
             docs += ranked_docs
-            scores += map(round, map(mul, negs, repeat(-1000)))  # three decimals, exactly (see _ranked)
+            scores += map(round, map(mul, negs, repeat(-1000)))  # three decimals, exactly (see _token_hits)
             codes += ranked_codes
             offsets.append(len(docs))
         self._tokens = {t: i for i, t in enumerate(tokens)}
@@ -249,7 +250,7 @@ class DocIndex(Generic[T]):
     def state(self) -> dict[str, Any]:
         """Plain JSON data from which ``DocIndex(state=..., items=...)`` is the same index
         (a ``ranked`` one)."""
-        if not self._tokens:
+        if not self._ranked:
             raise ValueError("only a ranked index is stored")
         return {
             "full": self._full,
@@ -268,7 +269,7 @@ class DocIndex(Generic[T]):
         self._name_prefixes = self._text_prefixes = self._text_map = {}
         # Made again from the name words (80 ms here) rather than stored: 2 MB less in the cache.
         self._deletes = _deletion_index(self._name_words)
-        tokens = state["tokens"].split("\n")
+        tokens = state["tokens"].split("\n") if state["tokens"] else []
         self._offsets, self._docs, self._scores, self._codes = map(_decode, state["ranked"])
         if len(self._offsets) != len(tokens) + 1 or self._offsets[-1] != len(self._docs) or not (
                 len(self._docs) == len(self._scores) == len(self._codes)):
@@ -276,6 +277,7 @@ class DocIndex(Generic[T]):
         if self._docs and max(self._docs) >= len(self.items):
             raise ValueError("a search state naming documents it does not have")
         self._tokens = {t: i for i, t in enumerate(tokens)}
+        self._ranked = True
         self._prepare()
 
     # --- matching one query word ---------------------------------------------------------
@@ -323,7 +325,7 @@ class DocIndex(Generic[T]):
         if i is not None:
             start, end = self._offsets[i], self._offsets[i + 1]
             return dict(zip(self._docs[start:end], map(bases.__getitem__, self._codes[start:end]), strict=True))
-        if self._tokens:  # ranked, and no card has or starts with this word: only its typos can match
+        if self._ranked:  # and no card has or starts with this word: only its typos can match
             edits = max_edits(word)
             if not edits:
                 return {}
@@ -362,10 +364,10 @@ class DocIndex(Generic[T]):
         if " " not in q:
             i = self._tokens.get(q)
             if i is not None:
-                return self._ranked(i, limit, allowed)
+                return self._token_hits(i, limit, allowed)
             if not q:
                 return []
-            if self._tokens:
+            if self._ranked:
                 return self._typo_hits(q, limit, allowed)
             words = [q]
         else:
@@ -439,7 +441,7 @@ class DocIndex(Generic[T]):
         items = self.items
         return [_hit(Hit, (items[d], -neg, "name")) for neg, _, d in hits[:limit]]
 
-    def _ranked(self, token: int, limit: int, allowed: Allowed | None) -> list[Hit[T]]:
+    def _token_hits(self, token: int, limit: int, allowed: Allowed | None) -> list[Hit[T]]:
         """The first ``limit`` allowed documents of a token's ranking, as a one-word query's hits."""
         start, end = self._offsets[token], self._offsets[token + 1]
         if allowed is None:

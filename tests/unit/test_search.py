@@ -150,6 +150,12 @@ def test_state_from_the_cache_searches_the_same(index: SearchIndex) -> None:
                     == [(h.card.ref, h.score, h.where) for h in index.search(query, **filters)]), (query, filters)
 
 
+def test_no_cards_no_hits_and_a_state_all_the_same() -> None:
+    empty = SearchIndex([])
+    again = SearchIndex([], state=json.loads(json.dumps(empty.state())))
+    assert empty.search("majesty") == again.search("majesty") == again.search("majesti", game="vtes") == []
+
+
 def test_state_for_other_cards_is_refused(index: SearchIndex) -> None:
     state = index.state()
     with pytest.raises(ValueError):
