@@ -406,12 +406,18 @@ def header(game: str) -> Header:
         key = None
     if path is None or key is None:
         load_table(game)  # says what is wrong
-        raise TableDataError(f"{game}: no such game file")
+        raise TableDataError(f"{game}: {t('data.no_game_file')}")
     headers = _stored_headers()
     found = _from_stored(game, headers.get(str(path)), key)
     if found is not None:
         return found
-    data = load_table(game)
+    try:
+        data = _read_table(path, game, None)  # this very content: only what it says is stored
+    except TableDataError:
+        # A game being played keeps its last good reading (load_table), stored for no file;
+        # a game never read well raises.
+        data = load_table(game)
+        return Header(game, dict(data.names), data.seats_min, data.seats_max)
     headers[str(path)] = {"key": key, "names": dict(data.names), "seats": [data.seats_min, data.seats_max]}
     _save_headers(headers)
     return Header(game, dict(data.names), data.seats_min, data.seats_max)

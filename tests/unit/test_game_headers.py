@@ -2,6 +2,7 @@
 small cache file filled by the full game.yaml reader, so the Home screen parses no game.yaml
 before its first frame once they are known; an edited, broken or unknown file is read again."""
 
+import hashlib
 import json
 import logging
 import shutil
@@ -26,11 +27,11 @@ def games(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("COMPANION_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("COMPANION_CACHE", raising=False)
     registry.forget()
-    load_table.cache_clear()
+    registry.forget()  # the table data read again, as by a new process
     data.forget_headers()
     yield cardmap
     registry.forget()
-    load_table.cache_clear()
+    registry.forget()  # the table data read again, as by a new process
     data.forget_headers()
 
 
@@ -59,17 +60,22 @@ def test_an_edited_game_file_is_read_again(games: Path) -> None:
     path = games / "vtes" / "game.yaml"
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace("  seats: {min: 2, max: 6}", "  seats: {min: 2, max: 5}", 1), encoding="utf-8")
-    load_table.cache_clear()
+    registry.forget()  # the table data read again, as by a new process
     assert header("vtes").seats_max == 5
     data.forget_headers()
     assert header("vtes").seats_max == 5  # and the cache file holds the new one
 
 
 def test_a_broken_game_file_has_no_header(games: Path) -> None:
-    header("res-arcana")
+    good = header("res-arcana")
+    load_table("res-arcana")  # a game being played
     path = games / "res-arcana" / "game.yaml"
     path.write_text(path.read_text(encoding="utf-8").replace("card_types:", "card_typos:", 1), encoding="utf-8")
-    load_table.cache_clear()
+    assert header("res-arcana") == good  # the last good reading, as the table keeps it
+    stored = json.loads(data.headers_path().read_text(encoding="utf-8"))["games"]
+    broken = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert all(v["key"] != broken for v in stored.values())  # nothing stored for the broken file
+    registry.forget()  # a new process: nothing good was ever read of this file
     with pytest.raises(TableDataError):
         header("res-arcana")
     with pytest.raises(TableDataError):
