@@ -1,0 +1,56 @@
+"""A game's knowledge lives in its two folders (cardmap/<id>/ and companion/games/<id>/): the
+generic packages of companion/ never name a game (issue 21's grep, run as its "Done means" says)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PATTERN = r"vtes|ascension|res.arcana|astral|\brise\b"
+
+
+def _git_grep() -> list[str] | None:
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        return None
+    done = subprocess.run(["git", "grep", "-n", "-i", "-E", PATTERN, "--", "companion", ":!companion/games"],
+                          cwd=ROOT, capture_output=True, text=True, check=False)
+    if done.returncode not in (0, 1):  # 1: nothing found
+        pytest.fail(f"git grep failed: {done.stderr}")
+    return done.stdout.splitlines()
+
+
+def _walk() -> list[str]:
+    """The same search without git (a source tree that is not a checkout): every text file."""
+    found = []
+    rx = re.compile(PATTERN, re.IGNORECASE)
+    games = ROOT / "companion" / "games"
+    for path in sorted((ROOT / "companion").rglob("*")):
+        if not path.is_file() or games in path.parents or "__pycache__" in path.parts:
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        found += [f"{path.relative_to(ROOT)}:{n}:{line}" for n, line in enumerate(text.splitlines(), 1)
+                  if rx.search(line)]
+    return found
+
+
+def test_no_game_is_named_outside_its_folders():
+    lines = _git_grep()
+    if lines is None:
+        lines = _walk()
+    assert lines == [], f"{len(lines)} line(s) of companion/ outside companion/games/ name a game:\n" + "\n".join(lines)
+
+
+def test_the_search_finds_a_game_named_in_generic_code():
+    """The pattern does catch a name (a grep that finds nothing because it is wrong proves nothing)."""
+    assert re.search(PATTERN, "the venue's VTES scoring", re.IGNORECASE)
+    assert re.search(PATTERN, "res-arcana:sirene", re.IGNORECASE)
+    assert re.search(PATTERN, "Rise and ASTRAL", re.IGNORECASE)
+    assert not re.search(PATTERN, "the sunrise, a rising counter", re.IGNORECASE)
