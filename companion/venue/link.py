@@ -224,10 +224,7 @@ class TableLink:
             return None
         if time_called is None:
             time_called = self.time_called()
-        if scoring.vekn(game.data.id):
-            body = scoring.propose_vtes(game.state, game.events(), time_called)
-        else:
-            body = scoring.propose_league(game.state)
+        body = scoring.propose(game.data.id, game.state, game.events(), time_called)
         body.update(round=self._round(), game_id=game.id, game=game.data.id)
         return body
 
@@ -263,7 +260,7 @@ class TableLink:
             return t("venue.result.no_game", lang)
         if "vp" in body:
             parts = [f"{n} {_num(v)}" for n, v in zip(body["players"], body["vp"], strict=False)]
-            return t("venue.result.vtes", lang, scores=", ".join(parts))
+            return t("venue.result.scores", lang, scores=", ".join(parts))
         return t("venue.result.league", lang, winners=", ".join(body["winners"]) or "—")
 
     def handle_words(self, text: str) -> bool:

@@ -3,14 +3,17 @@
 ``rules.py`` the table (the ring, the edge, ousting, vampires' blood) and its command parsers;
 ``cards.py`` the card source adapter over krcg, with ``krcg4.py``/``krcg5.py`` for each krcg
 line, ``common.py`` what they share and ``update.py`` the official lists fetched by
-``cards update``. The hooks below are what the generic packages call (``companion.registry``);
-each imports krcg only when called.
+``cards update``; ``tournament.py`` its events at a venue (VEKN scoring, checks and seating).
+The hooks below are what the generic packages call (``companion.registry``); each imports krcg
+only when called.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+from companion.games.vtes import tournament  # noqa: F401 - the venue's hook (pure; krcg when seating)
 
 
 class CardSource:
