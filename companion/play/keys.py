@@ -297,6 +297,16 @@ class Keys:
         else:
             self.announcer.read_seat(self.host.game, seat, short=self._short())
 
+    def a_result(self, _b: Binding) -> None:
+        ask = getattr(self.host, "ask_result", None)
+        if ask is not None:
+            ask()
+
+    def a_contest(self, _b: Binding) -> None:
+        contest = getattr(self.host, "contest_result", None)
+        if contest is not None:
+            contest()
+
     def a_judge(self, _b: Binding) -> None:
         judge = getattr(self.host, "judge", None)  # a host without a venue: the runtime says so
         if judge is not None:
@@ -348,6 +358,10 @@ class Keys:
         if self.host.proposal is not None:
             self.host.dismiss()  # the card was laid only to read it: leave it, stay on the table
             self.announcer.say(t("play.dismissed", self.lang), interrupt=True)
+            return
+        close = getattr(self.host, "close_overlay", None)
+        if close is not None and close():
+            self.say_prompt("closed")
             return
         if not self.host.back():
             self.say_prompt("no_back")
@@ -415,6 +429,10 @@ class Keys:
         if self.host.proposal is not None:
             self.log.append(("enter", "confirm"))
             self.host.confirm()  # the card laid: its action applied, or refused with the reason
+            return
+        if getattr(self.host, "result_pending", None) is not None:
+            self.log.append(("enter", "confirm_result"))
+            self.host.confirm_result()  # the venue's result, as its touch button and a phone confirm it
             return
         self.sync()
         seat, cid = self.cursor_target()

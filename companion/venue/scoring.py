@@ -44,6 +44,12 @@ def propose(game: str, state: dict[str, Any], events: Iterable[Any], time_called
     return tour.propose(state, events, time_called) if tour is not None else propose_league(state)
 
 
+def game_winner(game: str, vps: Sequence[float]) -> int | None:
+    """The seat with the game win by the game's tournament (None: none, or no tournament)."""
+    tour = tournament(game)
+    return tour.game_winner(vps) if tour is not None else None
+
+
 def propose_league(state: dict[str, Any]) -> dict[str, Any]:
     """A league game's result: who won (the rules' own verdict) among who played."""
     seats = state["seats"]
