@@ -54,3 +54,40 @@ def test_the_search_finds_a_game_named_in_generic_code():
     assert re.search(PATTERN, "res-arcana:sirene", re.IGNORECASE)
     assert re.search(PATTERN, "Rise and ASTRAL", re.IGNORECASE)
     assert not re.search(PATTERN, "the sunrise, a rising counter", re.IGNORECASE)
+
+
+def test_examples_and_demo_tables_come_from_the_games_data():
+    """What the generic code shows as an example is the first shipped game's demo data
+    (cardmap/<id>/demo.yaml), read through the registry."""
+    from companion import registry
+    from companion.i18n import t
+    from companion.launch import _demo_reader
+    from companion.ui.screenshots import demo_data
+
+    first = registry.builtin_ids()[0]
+    assert registry.example_game() == first
+    assert registry.example_ref() == registry.demo(first)["card"] and registry.example_ref().startswith(first + ":")
+    assert _demo_reader() == "sim:" + ",".join(registry.demo(first)["reader"])
+    assert list(demo_data()) == [g for g in registry.ids() if registry.demo(g)] == list(registry.builtin_ids())
+    assert t("speak.unknown", "en", ref="x", example=registry.example_ref()) == (
+        f"No card “x”: give a reference ({registry.example_ref()}) or a card's exact name.")
+    assert f"partie {first} Ann Bob" in t("console.welcome", "fr", game=registry.example_game())
+
+
+def test_a_games_own_options_and_commands_are_offered_by_its_code():
+    """``table --teams`` comes from the game whose code offers it (its table_options hook);
+    ``cards update`` from a game whose card source can fetch its lists again."""
+    from companion import registry
+    from companion.cli import build_parser
+
+    offering = [g for g in registry.builtin_ids() if "teams" in (registry.hook(g, "table_options") or {})]
+    assert offering
+    table = build_parser("table")._subparsers._group_actions[0].choices["table"]
+    assert table._option_string_actions["--teams"].help.startswith(f"{offering[0]}: teams of two")
+    args = table.parse_args(["--game", offering[0], "--teams"])
+    assert args.teams is True
+    cards = build_parser("cards")._subparsers._group_actions[0].choices["cards"]
+    actions = cards._subparsers._group_actions[0].choices
+    updating = [g for g in registry.builtin_ids()
+                if hasattr(registry.hook(g, "card_source") or object(), "update")]
+    assert ("update" in actions) == bool(updating)
