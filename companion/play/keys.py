@@ -14,6 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 from companion.i18n import t
 from companion.play.keymap import Binding, KeyMap, load_keymap
 from companion.play.keynames import CANCEL_KEYS, ENTER_KEYS, PAGE_KEYS, digit_of, is_text_key, known_lang
+from companion.table.present import seat_counters, shared_counters
 
 
 @runtime_checkable
@@ -194,11 +195,14 @@ class Keys:
         return active if active is not None else 0
 
     def counters(self, seat: int | None) -> list[str]:
+        """The counters the arrows visit on a seat (None: the shared ones): those the table shows."""
         game = self.host.game
         if game is None:
             return []
-        pool = game.data.shared if seat is None else game.data.counters
-        return [cid for cid, c in pool.items() if not c.hidden]
+        if seat is None:
+            return shared_counters(game.data, game.state)
+        shown = set(seat_counters(game.rules))
+        return [cid for cid in game.data.counters if cid in shown]  # in the game's order, as before
 
     def cursor_target(self) -> tuple[int | None, str | None]:
         seat = self.seat()

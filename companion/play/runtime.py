@@ -206,7 +206,7 @@ class Runtime:
         from companion.tags import collection
 
         lang = lang or self.lang
-        found = [collection.problem(lang=lang), userfiles.settings_problem(lang=lang)]
+        found = [collection.problem(lang=lang), *userfiles.settings_problems(lang=lang)]
         return [p for p in found if p]
 
     def lay(self, scan: Scan) -> None:
