@@ -45,18 +45,15 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def _configure_update(sub: Any) -> None:
-    """``cards update``, offered when a game's cards come from lists the program can fetch again
-    (its card source, registered by the game's own code)."""
-    sources = _sources()
-    if not sources:
-        return
-    games = ", ".join(game for game, _ in sources)
-    bundled = ", ".join(source.name() for _, source in sources)
-    s = sub.add_parser("update", help=f"fetch the current official card lists ({games}) and their French and "
-                                      "Spanish translations, check them, use them from now on")
+    """``cards update``: the lists of a game whose cards come from elsewhere than its cards.yaml
+    (its card source, the game's own code, which does the work). No game code is imported here:
+    ``--help`` stays fast."""
+    s = sub.add_parser("update", help="fetch the current official card lists of a game whose cards come from "
+                                      "them, and their French and Spanish translations, check them, use them "
+                                      "from now on")
     s.add_argument("--mirror", metavar="URL", help="fetch every file from this base URL instead of the official sites")
     s.add_argument("--revert", action="store_true",
-                   help=f"forget the fetched lists: back to the ones bundled with {bundled}")
+                   help="forget the fetched lists: back to the ones its card source bundles")
     s.add_argument("--timeout", type=float, default=60.0, help="seconds per file (default 60)")
     s.add_argument("--json", action="store_true")
 
@@ -173,6 +170,9 @@ def _update(args) -> int:
     from companion.i18n import t
 
     sources = _sources()
+    if not sources:
+        print(t("cards.update.none"), file=sys.stderr)
+        return 2
     (game, source), = sources  # one game's lists today; a second would need a --game
     name = _game_name(game)
     if args.revert:

@@ -76,7 +76,7 @@ def test_examples_and_demo_tables_come_from_the_games_data():
 
 def test_a_games_own_options_and_commands_are_offered_by_its_code():
     """``table --teams`` comes from the game whose code offers it (its table_options hook);
-    ``cards update`` from a game whose card source can fetch its lists again."""
+    ``cards update`` updates the lists of a game whose card source can fetch them again."""
     from companion import registry
     from companion.cli import build_parser
 
@@ -87,7 +87,9 @@ def test_a_games_own_options_and_commands_are_offered_by_its_code():
     args = table.parse_args(["--game", offering[0], "--teams"])
     assert args.teams is True
     cards = build_parser("cards")._subparsers._group_actions[0].choices["cards"]
-    actions = cards._subparsers._group_actions[0].choices
+    assert "update" in cards._subparsers._group_actions[0].choices
+    from companion.commands.cards import _sources
+
     updating = [g for g in registry.builtin_ids()
                 if hasattr(registry.hook(g, "card_source") or object(), "update")]
-    assert ("update" in actions) == bool(updating)
+    assert [game for game, _ in _sources()] == updating and len(updating) == 1
