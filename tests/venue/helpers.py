@@ -41,18 +41,23 @@ def run(coro, timeout: float = 60.0):
     return asyncio.run(asyncio.wait_for(coro, timeout))
 
 
-def wait_for(check, timeout: float = 30.0, what: str = "") -> None:
-    """Poll until ``check()`` is true (the network is asynchronous); fail with ``what`` after ``timeout``."""
+def wait_for(check, timeout: float = 30.0, what: str = "", every: float = 0.05) -> None:
+    """Poll until ``check()`` is true (the network is asynchronous); fail with ``what`` after ``timeout``.
+    The first looks come soon after one another and then spread out to one every ``every`` seconds:
+    a check that asks a child process over HTTP costs both sides CPU, so those pass a larger
+    ``every`` (it is how often to look, never a limit on how long things may take)."""
     import time
 
     deadline = time.monotonic() + timeout
+    pause = 0.01
     while time.monotonic() < deadline:
         try:
             if check():
                 return
         except (KeyError, TypeError, IndexError):
             pass  # what it looks at has not arrived yet
-        time.sleep(0.05)
+        time.sleep(pause)
+        pause = min(pause * 1.5, every)
     raise AssertionError(f"timed out waiting for {(what() if callable(what) else what) or check}")
 
 
