@@ -19,7 +19,7 @@ from companion.play.session import Session
 from companion.table.journal import Journal
 from companion.venue.event import EventStore
 from companion.venue.link import TableLink, VenueAddress
-from tests.venue.helpers import EVENT, ROOT, FlakyProxy, broker, needs_mosquitto, wait_for  # noqa: F401
+from tests.venue.helpers import EVENT, ROOT, FlakyProxy, needs_mosquitto, wait_for
 
 pytestmark = [needs_mosquitto, pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -60,7 +60,8 @@ def _type(proc: subprocess.Popen, *lines: str) -> None:
         proc.stdin.flush()
 
 
-def test_a_round_survives_kill_9_broker_restart_and_a_flaky_network(tmp_path, broker):  # noqa: F811
+def test_a_round_survives_kill_9_broker_restart_and_a_flaky_network(tmp_path, own_broker):
+    broker = own_broker  # restarted under everyone's feet
     (tmp_path / "players.txt").write_text("\n".join(f"Joueur {i:02d}" for i in range(1, 16)), encoding="utf-8")
     folder = tmp_path / "event"
     hub, info = _hub(folder, broker)
