@@ -26,7 +26,7 @@ from companion.venue.event import EventStore
 from companion.venue.hub import Hub
 from companion.venue.link import TableLink, VenueAddress
 from companion.venue.runner import HubThread
-from tests.venue.helpers import EVENT, ROOT, needs_mosquitto, run, wait_for
+from tests.venue.helpers import EVENT, ROOT, EventsBroker, module_events, needs_mosquitto, run, wait_for
 
 trustme = pytest.importorskip("trustme")
 
@@ -46,8 +46,26 @@ def _cert(tmp_path, name: str = "hub") -> tuple[str, str]:
     return str(cert_file), str(key_file)
 
 
+@pytest.fixture(scope="module")
+def module_tls_broker(tmp_path_factory):
+    """The module's TLS Mosquitto; each test that asks for ``tls_broker`` has an event of its own on it."""
+    folder = tmp_path_factory.mktemp("tls")
+    b = EventsBroker(folder / "broker", module_events(), tables=4, host=ROOM, tls=_cert(folder))
+    b.start()
+    try:
+        yield b
+    finally:
+        b.stop()
+
+
 @pytest.fixture
-def tls_broker(tmp_path):
+def tls_broker(module_tls_broker):
+    return module_tls_broker.next_event()
+
+
+@pytest.fixture
+def own_tls_broker(tmp_path):
+    """A TLS Mosquitto for this test alone (it is stopped and taken over)."""
     b = Broker(tmp_path / "broker", EVENT, tables=4, host=ROOM, tls=_cert(tmp_path))
     b.start()
     try:
@@ -58,7 +76,7 @@ def tls_broker(tmp_path):
 
 @pytest.fixture
 def hub(tmp_path, tls_broker):
-    store = EventStore(tmp_path / "event.sqlite3", EVENT, "vtes")
+    store = EventStore(tmp_path / "event.sqlite3", tls_broker.event, "vtes")
     h = HubThread(Hub(store, "127.0.0.1", tls_broker.local_port, tls_broker.credentials.hub,
                       seat_iterations=200)).start()
     wait_for(lambda: h.hub.connected, what="the hub connected on its loopback listener")
@@ -261,7 +279,8 @@ def test_joining_from_the_window_with_a_wrong_pin_says_why_and_stays_unjoined(tm
         runtime.close()
 
 
-def test_a_hub_started_again_takes_over_its_tls_broker_and_its_loopback_port(tmp_path, tls_broker):
+def test_a_hub_started_again_takes_over_its_tls_broker_and_its_loopback_port(tmp_path, own_tls_broker):
+    tls_broker = own_tls_broker
     again = Broker(tls_broker.folder, EVENT, tables=4, port=tls_broker.port, host=ROOM, tls=tls_broker.tls)
     assert again.adopt() and again.local_port == tls_broker.local_port  # the hub finds its listener
     # started again without a certificate: the TLS broker is stopped, not taken over in clear
@@ -293,7 +312,7 @@ def test_a_self_signed_certificate_works_with_its_pin(tmp_path):
 
 def test_a_hub_on_a_broker_it_does_not_run_connects_over_tls_with_the_pin(tmp_path, tls_broker):
     other = tlspin.file_fingerprint(_cert(tmp_path, "other")[0])
-    stores = [EventStore(tmp_path / f"e{i}.sqlite3", EVENT, "vtes") for i in (1, 2)]
+    stores = [EventStore(tmp_path / f"e{i}.sqlite3", tls_broker.event, "vtes") for i in (1, 2)]
     good = HubThread(Hub(stores[0], ROOM, tls_broker.port, tls_broker.credentials.hub, tls=True,
                          pin=tls_broker.pin)).start()
     bad = HubThread(Hub(stores[1], ROOM, tls_broker.port, tls_broker.credentials.hub, tls=True, pin=other)).start()
@@ -307,7 +326,8 @@ def test_a_hub_on_a_broker_it_does_not_run_connects_over_tls_with_the_pin(tmp_pa
             store.close()
     env = dict(os.environ, PYTHONPATH=str(ROOT), COMPANION_LANG="fr")
     url = f"mqtts://hub:{tls_broker.credentials.hub}@{ROOM}:{tls_broker.port}?pin={other}"
-    done = subprocess.run([sys.executable, "-m", "companion", "venue", "--event", EVENT, "--broker", url, "--port", "0",
-                           "--folder", str(tmp_path / "event")], capture_output=True, text=True, timeout=60, env=env)
+    done = subprocess.run([sys.executable, "-m", "companion", "venue", "--event", tls_broker.event, "--broker", url,
+                           "--port", "0", "--folder", str(tmp_path / "event")],
+                          capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"Le serveur MQTT {ROOM} ne présente pas le certificat attendu" in done.stderr
