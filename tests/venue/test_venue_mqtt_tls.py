@@ -47,9 +47,9 @@ def _cert(tmp_path, name: str = "hub") -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module")
-def module_tls_broker(tmp_path_factory):
+def module_tls_broker(module_folder):
     """The module's TLS Mosquitto; each test that asks for ``tls_broker`` has an event of its own on it."""
-    folder = tmp_path_factory.mktemp("tls")
+    folder = module_folder
     b = EventsBroker(folder / "broker", module_events(), tables=4, host=ROOM, tls=_cert(folder))
     b.start()
     try:
