@@ -52,7 +52,7 @@ class EventOn(Broker):
     """A test's event on its module's broker: the broker's port, users and files, the test's event.
     Stopping or starting it is refused: a test about that asks for a broker of its own."""
 
-    def __init__(self, shared: Broker, event: str) -> None:  # noqa: D107 (no Broker.__init__: nothing to start)
+    def __init__(self, shared: Broker, event: str) -> None:  # no Broker.__init__: nothing to start
         self.__dict__.update(shared.__dict__)
         self.event = event
         self.proc = None
