@@ -239,7 +239,7 @@ def test_hostile_entries_do_not_stop_the_hub(tmp_path, broker, hub):
 
 
 def test_a_result_waits_for_the_players_word_at_the_end_and_a_contest_calls_the_organiser(
-        tmp_path, broker, hub):  # noqa: F811
+        tmp_path, broker, hub):
     """The game's end proposes its result (said once, with the game win) and keeps it pending for
     the players' word; ``résultat non`` calls the organiser with the proposal, ``résultat`` asks
     for it again and ``résultat ok`` sends it: one core for the console, the keys, the window and
