@@ -98,6 +98,9 @@ class Announcer:
         # The phase reminders and once-a-game notes already said in this game (docs/speech.md).
         self._reminded: set[tuple[str, ...]] = set()
         self._round: tuple[Any, int] | None = None  # the (game, round) whose number was said
+        # (game, seat's name) → its main numbers as its last turn's sentence said them: a turn
+        # says those that changed since (all of them on the seat's first turn).
+        self._turn_said: dict[tuple[Any, str], dict[str, int]] = {}
         self._said_for: dict[int, str] = {}  # event id → what it did, said (for an undo to name it)
         # The last messages, newest last, for a player who missed one or wants an older one;
         # ``_back`` is how far back the history steps are (1: at the newest, said last).
@@ -153,6 +156,7 @@ class Announcer:
         """Remember the state of a game just opened, so that a first undo can say what it did."""
         self._snap = snapshot(game)
         self._reminded.clear()
+        self._turn_said.clear()
 
     def result(self, result: Any, game: Any) -> None:
         """A result of ``Game.apply``: its changes said briefly, or its refusal said as an error."""
@@ -184,6 +188,7 @@ class Announcer:
         if before.get("game") != after.get("game"):
             before = {}  # another game was opened: nothing to compare with
             self._reminded.clear()
+            self._turn_said.clear()
         self._snap = after
         verb = result.intent.verb
         answer = result.answer_lines(lang) if hasattr(result, "answer_lines") else result.answer
@@ -202,6 +207,7 @@ class Announcer:
         folded: dict[str, int] = {}  # counters of the new turn's player moved as the turn began
         once = set(_phrases().get("once") or ())
         level = self.verbosity()
+        own = _typed_change(result)
         for key, values in result.notes:
             if key == "table.counter":
                 change = self._take_change(changes, values)
@@ -210,7 +216,8 @@ class Announcer:
                 if turn_at is not None and change.seat_name == turn_values.get("name") and change.seat is not None:
                     folded[change.counter] = change.value
                     continue
-                texts.append(self.change_text(change, gid))
+                mine = own == (change.seat, change.counter)
+                texts.append(self.change_text(change, gid, own=mine))
                 continue
             if key == "table.turn":
                 turn_at, turn_values = len(texts), dict(values)
@@ -221,8 +228,14 @@ class Announcer:
                     continue
                 self._reminded.add((gid, key))
             text = self.note_text(key, values, game)
-            if key in ("table.phase", "table.phase_bare") and _named(text, texts):
-                text = ""  # "Manche deux : collecte." already named the phase
+            if key in ("table.phase", "table.phase_bare") and (
+                    _named(text, texts) or _opens(text, [self.note_text(k, v, game) for k, v in result.notes
+                                                         if k not in ("table.phase", "table.phase_bare",
+                                                                      "table.counter", "table.turn")])
+                    or (turn_at is not None and _phase(game, values).said == "with_turn")):
+                # "Manche deux : collecte." or "Contrôle de victoire : Ann dix, Bob dix." names
+                # the phase; a turn's sentence stands for the phase it opens in (game.yaml)
+                text = ""
             texts.append(text)
             if key == "table.phase" and level != "short":
                 phase_key = (gid, "@phase", str(values.get("phase")))
@@ -240,8 +253,9 @@ class Announcer:
         return [x for x in texts if x], hints
 
     def turn_start_text(self, game: Any, values: dict[str, Any], moved: dict[str, int]) -> str:
-        """A new turn, once: the round, whose turn, and that player's main numbers (the game's
-        main counters when there are one or two, and those the turn's start moved)."""
+        """A new turn, once: the round, whose turn, and that player's main numbers that changed
+        since their last turn (the game's main counters when there are one or two, all of them
+        on their first turn, and those the turn's start moved)."""
         lang = self.lang
         name = values.get("name", "")
         if game is None:
@@ -252,13 +266,19 @@ class Announcer:
         shown = main if len(main) <= 2 else []
         shown += [cid for cid in moved if cid not in shown]
         parts = []
+        last = self._turn_said.get((game.id, name))
+        now: dict[str, int] = {}
         for cid in shown:
             counter = game.data.counters.get(cid)
             value = s["seats"][seat]["c"].get(cid) if seat is not None else None
             if counter is None or counter.hidden or value is None:
                 continue
+            now[cid] = int(value)
+            if last is not None and cid not in moved and last.get(cid) == int(value):
+                continue  # as this player last heard it at their turn: they know it
             parts.append(phrase("counter", lang, counter=counter.name(lang),
                                 value=number_words(int(value), lang, _feminine(game.data.id, cid, lang))))
+        self._turn_said[(game.id, name)] = now
         # The round once, on its first turn (and on the game's first); then only whose turn it is.
         round_ = int(values.get("round") or s.get("round") or 1)
         new_round = self._round != (game.id, round_)
@@ -285,9 +305,18 @@ class Announcer:
                 return changes.pop(i)
         return None
 
-    def change_text(self, change: Any, game_id: str = "") -> str:
+    def change_text(self, change: Any, game_id: str = "", own: bool = False) -> str:
+        """A counter's change in one sentence; ``own``: the change the player just typed or
+        pressed, said by its new value only ("Bob, vingt-sept."): they know the counter and the
+        amount, they need to hear whose it is and where it stands."""
         names = dict(change.counter_names)
         entry = (data(self.lang).get("games", {}).get(game_id) or {}).get("counters", {}).get(change.counter)
+        if own and not (entry and "on" in entry):
+            value = number_words(int(change.value), self.lang, bool((entry or {}).get("feminine")))
+            if change.seat is None:
+                return phrase("own_shared", self.lang, counter=ear(change.counter_names.get(self.lang) or
+                                                                   change.counter, self.lang, game_id), value=value)
+            return phrase("own", self.lang, name=change.seat_name, value=value)
         key: Any = f"{game_id}.{change.counter}" if entry and "on" in entry else names
         spoken = change_speech(change.seat_name if change.seat is not None else None, key, change.delta,
                                change.value, self.lang, game_id)
@@ -465,12 +494,44 @@ class Announcer:
         return phrase("cursor", lang, seat=who, counter=counter.name(lang), value=spoken)
 
 
+def _typed_change(result: Any) -> tuple[int | None, str] | None:
+    """(seat, counter) of a counter the player changed by a command of their own (typed, pressed,
+    touched), or None: the one change they know before it is said."""
+    intent = result.intent
+    if intent.verb != "counter" or intent.source == "scan":
+        return None
+    cid = intent.args.get("counter")
+    changes = [c for c in result.changes if c.counter == cid]
+    return (changes[0].seat, cid) if len(changes) == 1 else None
+
+
+def _phase(game: Any, values: dict[str, Any]) -> Any:
+    """The phase a ``table.phase`` note names (``@p:<id>``), or an empty phase."""
+    from companion.table.data import Phase
+
+    pid = str(values.get("phase", "")).removeprefix("@p:")
+    if game is not None:
+        for p in game.data.phases:
+            if p.id == pid:
+                return p
+    return Phase(pid, {}, {})
+
+
 def _named(text: str, said: list[str]) -> bool:
     """Whether a short sentence (a phase's name) is already in one said just before it."""
     from companion.table.data import fold
 
     words = fold(text.rstrip(". "))
     return bool(words) and any(f" {words}" in f" {fold(x)}" for x in said if x)
+
+
+def _opens(text: str, said: list[str]) -> bool:
+    """Whether a sentence of the same result starts with a phase's name ("Contrôle de victoire :
+    Ann dix, Bob dix." after the phase "Contrôle de victoire.")."""
+    from companion.table.data import fold
+
+    words = fold(text.rstrip(". "))
+    return bool(words) and any(fold(x).startswith(f"{words} :") for x in said if x)
 
 
 def _capital(text: str) -> str:
