@@ -94,14 +94,14 @@ def test_history_back_and_forth_and_verbosity_words(tmp_path: Path) -> None:
                   "--game", "vtes", "--players", "Ann,Bob,Cy")
     assert run.returncode == 0, run.stderr
     texts = [text for _voice, text in spoken(log)]
-    start = texts.index("Bob, réserve, moins trois, reste vingt-sept.")
+    start = texts.index("Bob, vingt-sept.")  # a change typed: whose, and where it stands
     assert texts[start:start + 6] == [
-        "Bob, réserve, moins trois, reste vingt-sept.", "Cy, réserve, moins un, reste vingt-neuf.",
-        "Bob, réserve, moins trois, reste vingt-sept.",  # back one
+        "Bob, vingt-sept.", "Cy, vingt-neuf.",
+        "Bob, vingt-sept.",  # back one
         "Redressez vos cartes, sauf les vampires paralysés. Payez pour vos cartes et titres contestés. "
         "L'Avantage rapporte un point de réserve : le compagnon l'ajoute.",  # back two: the first phase's reminder
-        "Bob, réserve, moins trois, reste vingt-sept.",  # forward
-        "Cy, réserve, moins un, reste vingt-neuf.",  # forward again: the newest
+        "Bob, vingt-sept.",  # forward
+        "Cy, vingt-neuf.",  # forward again: the newest
     ], texts[start:]
     assert texts[start + 6] == "Dernier message."
     assert "Verbosité : court, normal ou complet. Maintenant : normal." in texts
