@@ -21,7 +21,7 @@ GLOSSARY_KINDS = frozenset(
 SECTIONS = frozenset(
     {"overview", "setup", "turn", "combat", "actions", "end", "scoring", "variants", "faq", "deck"})
 GAME_KEYS = frozenset({"id", "order", "names", "players", "card_language", "card_types", "card_fields", "glossary",
-                       "rules", "effects", "deck", "table", "messages"})
+                       "rules", "effects", "deck", "table", "messages", "speech"})
 # The kinds of a game's own card fields (``card_fields:``), read the same way for every game.
 FIELD_KINDS = frozenset({"text", "number", "counts", "id", "list", "mapping"})
 CARD_ACTIONS = ("play", "acquire", "defeat")
@@ -77,6 +77,9 @@ class GameInfo:
     card_fields: dict[str, Any] = field(default_factory=dict)
     # Its own messages, key → {fr, en} (``messages:``), for the one translation table.
     messages: dict[str, dict[str, str]] = field(default_factory=dict)
+    # Its words for the ear (``speech:``): ``fr``/``en`` trees (types, disciplines, counters,
+    # abbreviations, notes...) and ``once``, the notes said once a game (companion/speech).
+    speech: dict[str, Any] = field(default_factory=dict)
 
     def name(self, lang: str = "fr") -> str:
         return self.names.get(lang) or self.names.get("fr") or self.id
@@ -104,6 +107,7 @@ class GameInfo:
             deck=data["deck"], table=data["table"], path=data["path"], effects=data.get("effects") or {},
             card_fields=data.get("card_fields") or {},
             messages=data.get("messages") or {},
+            speech=data.get("speech") or {},
         )
 
 
@@ -197,7 +201,8 @@ def _check_game(path: Path, shown: str, data: Any) -> GameInfo:
     return GameInfo(id=game_id, names=names, players=players, card_language=card_language,
                     card_types=tuple(card_types), glossary=tuple(glossary), rules=tuple(rules),
                     deck=deck, table=table, path=shown, effects=_effects(shown, top),
-                    card_fields=_card_fields(shown, top), messages=_messages(shown, top))
+                    card_fields=_card_fields(shown, top), messages=_messages(shown, top),
+                    speech=_speech(shown, top))
 
 
 def _messages(shown: str, top: Checker) -> dict[str, dict[str, str]]:
@@ -209,6 +214,24 @@ def _messages(shown: str, top: Checker) -> dict[str, dict[str, str]]:
     m = Checker(shown, raw, "messages")
     out = {str(key): m.texts(str(key), langs=("fr", "en")) for key in raw}
     add_messages(out)
+    return out
+
+
+def _speech(shown: str, top: Checker) -> dict[str, Any]:
+    """``speech:``: the game's words for the ear, one tree per language (``fr``, ``en``, the
+    same keys in both), and ``once``: the keys of its notes said only once a game."""
+    raw = top.get("speech", dict)
+    if raw is None:
+        return {}
+    s = Checker(shown, raw, "speech")
+    s.only({"fr", "en", "once"})
+    out: dict[str, Any] = {"once": s.str_list("once")}
+    for lang in ("fr", "en"):
+        out[lang] = plain(s.get(lang, dict, default={}))
+    missing = set(out["fr"]) ^ set(out["en"])
+    if missing:
+        raise s.fail("en" if set(out["fr"]) - set(out["en"]) else "fr",
+                     f"fr and en must have the same keys; only in one: {', '.join(sorted(missing))}")
     return out
 
 

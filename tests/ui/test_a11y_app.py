@@ -196,7 +196,7 @@ def test_a_whole_res_arcana_round_with_keys_only(app):
     assert "Ann passe." in said and "Contrôle de victoire." in said
     # victory check: nobody has ten points; a new round starts with Bob's tile
     said = app.press("numpadmul")
-    assert said[0] == "Contrôle de victoire : Ann zéro, Bob un."
+    assert said[0] == "Contrôle de victoire : Ann zéro point, Bob un point, tuile premier joueur comprise."
     assert said[1].startswith("Personne n'a dix points")
     assert "Manche deux : collecte. Bob a la tuile premier joueur." in said
     # a second round where Ann reaches ten points by a typed value, and wins at the check

@@ -64,7 +64,8 @@ def keywords_markup(card: Card, game: GameInfo | None, lang: str | None = None) 
     items = []
     for entry in entries:
         text = entry.text.get(lang) or entry.text.get("fr", "")
-        items.append(f"•  [b]{escape_markup(for_display(entry.name(lang)))}[/b] : {escape_markup(for_display(text))}")
+        items.append("•  " + t("text.label_value", lang).format(
+            label=f"[b]{escape_markup(for_display(entry.name(lang)))}[/b]", value=escape_markup(for_display(text))))
     return f"[b]{escape_markup(t('card.explained'))}[/b]\n" + "\n".join(items)
 
 

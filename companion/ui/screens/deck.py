@@ -45,7 +45,7 @@ def counts_line(report: DeckReport, game_info: object, lang: str) -> str:
         for ct in getattr(game_info, "card_types", ()):
             if ct.id == key:
                 name = ct.names.get(lang) or ct.names.get("fr") or key
-        parts.append(f"{name} : {n}")
+        parts.append(t("text.label_value", lang).format(label=name, value=n))
     return " · ".join(parts)
 
 
