@@ -24,7 +24,7 @@ import yaml
 
 from companion.i18n import elide, t
 from companion.i18n.grammar import agree
-from companion.speech.lexicon import game_once, game_words
+from companion.speech.lexicon import game_changed, game_once, game_tells, game_words
 from companion.speech.numbers import duration_words, number_words
 from companion.speech.phrases import Utterance, change_speech, for_the_ear
 from companion.speech.speaker import Priority
@@ -102,6 +102,7 @@ class Announcer:
         # (game, seat's name) → its main numbers as its last turn's sentence said them: a turn
         # says those that changed since (all of them on the seat's first turn).
         self._turn_said: dict[tuple[Any, str], dict[str, int]] = {}
+        self._last_note: dict[tuple[str, str, str], str] = {}  # (game, note, seat) → said last (changed)
         self._ended: Any = None  # the game whose end ("Partie terminée…") was said: not said again
         self._said_for: dict[int, str] = {}  # event id → what it did, said (for an undo to name it)
         # The last messages, newest last, for a player who missed one or wants an older one;
@@ -159,6 +160,7 @@ class Announcer:
         self._snap = snapshot(game)
         self._reminded.clear()
         self._turn_said.clear()
+        self._last_note.clear()
 
     def result(self, result: Any, game: Any) -> None:
         """A result of ``Game.apply``: its changes said briefly, or its refusal said as an error."""
@@ -191,6 +193,7 @@ class Announcer:
             before = {}  # another game was opened: nothing to compare with
             self._reminded.clear()
             self._turn_said.clear()
+            self._last_note.clear()
         self._snap = after
         verb = result.intent.verb
         answer = result.answer_lines(lang) if hasattr(result, "answer_lines") else result.answer
@@ -207,9 +210,10 @@ class Announcer:
         turn_at: int | None = None  # where the new turn's sentence goes
         turn_values: dict[str, Any] = {}
         folded: dict[str, int] = {}  # counters of the new turn's player moved as the turn began
-        once = game_once(gid)
+        once, changed, tells = game_once(gid), game_changed(gid), game_tells(gid)
         level = self.verbosity()
         own = _typed_change(result)
+        told: str | None = None  # the seat whose next change a note just said (game.yaml tells)
         for key, values in result.notes:
             if key == "table.counter":
                 change = self._take_change(changes, values)
@@ -218,9 +222,11 @@ class Announcer:
                 if turn_at is not None and change.seat_name == turn_values.get("name") and change.seat is not None:
                     folded[change.counter] = change.value
                     continue
-                mine = own == (change.seat, change.counter)
+                mine = own == (change.seat, change.counter) or (told is not None and told == change.seat_name)
+                told = None
                 texts.append(self.change_text(change, gid, own=mine))
                 continue
+            told = str(values.get("name")) if key in tells and values.get("name") else None
             if key == "table.turn":
                 turn_at, turn_values = len(texts), dict(values)
                 texts.append("")
@@ -230,6 +236,11 @@ class Announcer:
                     continue
                 self._reminded.add((gid, key))
             text = self.note_text(key, values, game)
+            if key in changed:  # the same as this player last heard: they know it
+                last = (gid, key, str(values.get("name", "")))
+                if self._last_note.get(last) == text and level != "full":
+                    continue
+                self._last_note[last] = text
             if key in ("table.phase", "table.phase_bare") and (
                     _named(text, texts) or _opens(text, [self.note_text(k, v, game) for k, v in result.notes
                                                          if k not in ("table.phase", "table.phase_bare",

@@ -62,3 +62,15 @@ def game_words(lang: str, game: str) -> dict[str, Any]:
 def game_once(game: str) -> frozenset[str]:
     """The keys of a game's notes said once a game (a rule reminded each turn)."""
     return frozenset(_speech_of(game).get("once") or ())
+
+
+def game_changed(game: str) -> frozenset[str]:
+    """The keys of a game's notes said only when they differ from the last time for the same
+    player ("Ann pioche deux cartes." each turn: once, until the count changes)."""
+    return frozenset(_speech_of(game).get("changed") or ())
+
+
+def game_tells(game: str) -> frozenset[str]:
+    """The keys of a game's notes that already say the change of a counter that follows them
+    ("SuperNova : le Navigateur d'Ann perd un point de vie."): that change is said by its value."""
+    return frozenset(_speech_of(game).get("tells") or ())
