@@ -221,14 +221,15 @@ def _speech(shown: str, top: Checker) -> dict[str, Any]:
     """``speech:``: the game's words for the ear, one tree per language (``fr``, ``en``, the
     same keys in both), ``once``: the keys of its notes said only once a game, ``changed``: those
     said only when they differ from the last time for the same player (a draw of two cards each
-    turn), ``tells``: those that already say the change that follows them (docs/speech.md)."""
+    turn), ``tells``: note → the value naming the seat whose following change it already says
+    (docs/speech.md); ``fr``/``en`` ``again``: a note's short form after its first time."""
     raw = top.get("speech", dict)
     if raw is None:
         return {}
     s = Checker(shown, raw, "speech")
     s.only({"fr", "en", "once", "changed", "tells"})
     out: dict[str, Any] = {"once": s.str_list("once"), "changed": s.str_list("changed"),
-                           "tells": s.str_list("tells")}
+                           "tells": plain(s.get("tells", dict, default={}))}
     for lang in ("fr", "en"):
         out[lang] = plain(s.get(lang, dict, default={}))
     missing = set(out["fr"]) ^ set(out["en"])

@@ -213,7 +213,8 @@ class Announcer:
         once, changed, tells = game_once(gid), game_changed(gid), game_tells(gid)
         level = self.verbosity()
         own = _typed_change(result)
-        told: str | None = None  # the seat whose next change a note just said (game.yaml tells)
+        note_at = -1  # where the last note's sentence is in ``texts``
+        told: str | None = None  # the seat whose next change a note of this result said (game.yaml tells)
         for key, values in result.notes:
             if key == "table.counter":
                 change = self._take_change(changes, values)
@@ -223,10 +224,12 @@ class Announcer:
                     folded[change.counter] = change.value
                     continue
                 mine = own == (change.seat, change.counter) or (told is not None and told == change.seat_name)
-                told = None
+                if told == change.seat_name:
+                    told = None
                 texts.append(self.change_text(change, gid, own=mine))
                 continue
-            told = str(values.get("name")) if key in tells and values.get("name") else None
+            if key in tells:
+                told = str(values.get(tells[key]) or "") or None
             if key == "table.turn":
                 turn_at, turn_values = len(texts), dict(values)
                 texts.append("")
@@ -236,6 +239,11 @@ class Announcer:
                     continue
                 self._reminded.add((gid, key))
             text = self.note_text(key, values, game)
+            again = (game_words(lang, gid).get("again") or {}).get(key)
+            if again:  # the whole sentence the first time in a game, then its short form
+                if (gid, "@again", key) in self._reminded and level != "full":
+                    text = _fill(again, _resolve(game.data if game else None, values, lang), lang)
+                self._reminded.add((gid, "@again", key))
             if key in changed:  # the same as this player last heard: they know it
                 last = (gid, key, str(values.get("name", "")))
                 if self._last_note.get(last) == text and level != "full":
@@ -249,6 +257,9 @@ class Announcer:
                 # "Manche deux : collecte." or "Contrôle de victoire : Ann dix, Bob dix." names
                 # the phase; a turn's sentence stands for the phase it opens in (game.yaml)
                 text = ""
+            if text and texts and note_at == len(texts) - 1 and text.startswith(texts[-1].rstrip(". ") + " "):
+                texts.pop()  # "Bob passe." then "Bob passe en premier et prend la tuile…": the longer one
+            note_at = len(texts)
             texts.append(text)
             if key == "table.phase" and level != "short":
                 phase_key = (gid, "@phase", str(values.get("phase")))

@@ -70,7 +70,8 @@ def game_changed(game: str) -> frozenset[str]:
     return frozenset(_speech_of(game).get("changed") or ())
 
 
-def game_tells(game: str) -> frozenset[str]:
-    """The keys of a game's notes that already say the change of a counter that follows them
-    ("SuperNova : le Navigateur d'Ann perd un point de vie."): that change is said by its value."""
-    return frozenset(_speech_of(game).get("tells") or ())
+def game_tells(game: str) -> dict[str, str]:
+    """A game's notes that already say the change of a counter that follows them, each with the
+    value that names whose ("SuperNova : le Navigateur d'Ann perd un point de vie.": ``name``;
+    "Ann saigne Bob de dix.": ``target``): that change is then said by its new value."""
+    return dict(_speech_of(game).get("tells") or {})

@@ -98,8 +98,8 @@ def test_history_back_and_forth_and_verbosity_words(tmp_path: Path) -> None:
     assert texts[start:start + 6] == [
         "Bob, vingt-sept.", "Cy, vingt-neuf.",
         "Bob, vingt-sept.",  # back one
-        "Redressez vos cartes, sauf les vampires paralysés. Payez pour vos cartes et titres contestés. "
-        "L'Avantage rapporte un point de réserve : le compagnon l'ajoute.",  # back two: the first phase's reminder
+        "Redressez vos cartes, sauf les vampires paralysés. Payez pour vos cartes et titres contestés.",
+        # back two: the first phase's reminder
         "Bob, vingt-sept.",  # forward
         "Cy, vingt-neuf.",  # forward again: the newest
     ], texts[start:]
