@@ -166,7 +166,7 @@ class Announcer:
         """A result of ``Game.apply``: its changes said briefly, or its refusal said as an error."""
         lang = self.lang
         if not result.ok:
-            reason = ear(result.reason_text(lang), lang)
+            reason = ear(self.reason_text(result), lang)
             # just said (why a proposal cannot be paid): not again, only that it is refused
             just_said = bool(self.history) and reason in self.history[-1][0]
             self.say(phrase("refused_bare", lang) if just_said else phrase("refused", lang, reason=reason),
@@ -177,6 +177,17 @@ class Announcer:
         self.say(texts, Priority.CHANGE, interrupt, echo=False)
         if hints:
             self.say(hints, Priority.HINT, echo=False)
+
+    def reason_text(self, result: Any) -> str:
+        """Why a command was refused, for the ear: the short spoken form of table_phrases.yaml
+        ``reasons`` when it has one (what the player typed is not said back to them), else as
+        written."""
+        key, values = result.reason if result.reason else ("", {})
+        spoken = ((_phrases().get(self.lang) or _phrases()["fr"]).get("reasons") or {}).get(key)
+        if not spoken:
+            return result.reason_text(self.lang)
+        text = spoken.format(**_resolve(getattr(result, "data", None), dict(values), self.lang))
+        return elide(text) if self.lang == "fr" else text
 
     def result_texts(self, result: Any, game: Any) -> tuple[list[str], list[str]]:
         """(what to say now, reminders to say after) for an accepted result.
@@ -227,6 +238,9 @@ class Announcer:
                 if told == change.seat_name:
                     told = None
                 texts.append(self.change_text(change, gid, own=mine))
+                heard = self._turn_said.get((game.id if game is not None else None, change.seat_name))
+                if heard is not None:
+                    heard[change.counter] = int(change.value)  # heard now: not again at their turn
                 continue
             if key in tells:
                 told = str(values.get(tells[key]) or "") or None
@@ -301,8 +315,8 @@ class Announcer:
 
     def turn_start_text(self, game: Any, values: dict[str, Any], moved: dict[str, int]) -> str:
         """A new turn, once: the round, whose turn, and that player's main numbers that changed
-        since their last turn (the game's main counters when there are one or two, all of them
-        on their first turn, and those the turn's start moved)."""
+        since they last heard them (the game's main counters when there are one or two, all of
+        them on their first turn, and those the turn's start moved)."""
         lang = self.lang
         name = values.get("name", "")
         if game is None:

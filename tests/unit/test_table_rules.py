@@ -290,7 +290,7 @@ def test_rise_restoration_cannot_be_skipped_by_ending_the_turn(journal: Journal)
     do(g, p, "end")  # Bob's turn, phase 1
     assert g.rules.phase_id(g.state) == "awakening"
     fr, _ = refused(g, p, "end")
-    assert "restore" in fr
+    assert "restauration 2" in fr  # the French command word, not the English one
     do(g, p, "next", "restore 1", "end")
     assert g.state["active"] == 0 and g.state["seats"][1]["c"]["coins"] == 3
 
