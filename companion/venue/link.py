@@ -18,6 +18,7 @@ import asyncio
 import functools
 import json
 import logging
+import ssl
 import threading
 import time
 import unicodedata
@@ -26,14 +27,14 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import aiomqtt
 import yaml
 
 from companion import registry
 from companion.i18n import language, t
-from companion.venue import scoring, topics
+from companion.venue import scoring, tlspin, topics
 from companion.venue.outbox import Outbox
 
 log = logging.getLogger(__name__)
@@ -54,19 +55,28 @@ def _plain(text: object) -> str:
 
 @dataclass(frozen=True)
 class VenueAddress:
-    """Where a table joins: ``mqtt://table-N:PASSWORD@HOST:PORT/EVENT`` (the hub's enrolment)."""
+    """Where a table joins: ``mqtt://table-N:PASSWORD@HOST:PORT/EVENT`` (the hub's enrolment), or
+    over TLS ``mqtts://…/EVENT?pin=SHA256``: the pin is the hub's certificate's fingerprint, the
+    one certificate the table then trusts (without a pin: the system's CAs and the host name)."""
 
     host: str
     port: int
     event: str
     table: int
     password: str
+    tls: bool = False
+    pin: str | None = None
 
     @classmethod
     def parse(cls, url: str, table: int | None = None) -> VenueAddress:
         parts = urlsplit(url if "://" in url else f"mqtt://{url}")
-        if parts.scheme not in ("mqtt", "tcp") or not parts.hostname:
+        if parts.scheme not in ("mqtt", "tcp", "mqtts", "ssl") or not parts.hostname:
             raise ValueError(url)
+        tls = parts.scheme in ("mqtts", "ssl")
+        pins = parse_qs(parts.query).get("pin")
+        pin = tlspin.normalise(pins[0]) if pins else None  # ValueError: not a SHA-256
+        if pin and not tls:
+            raise ValueError(url)  # a pin on a plain address would protect nothing
         event = unquote(parts.path.strip("/"))
         user = unquote(parts.username or "")
         number = table
@@ -76,10 +86,18 @@ class VenueAddress:
             raise ValueError(url)
         if user and user != topics.table_user(number):
             raise ValueError(url)  # the enrolment of another table
-        return cls(parts.hostname, parts.port or 1883, event, int(number), unquote(parts.password or ""))
+        return cls(parts.hostname, parts.port or (8883 if tls else 1883), event, int(number),
+                   unquote(parts.password or ""), tls, pin)
 
     def url(self) -> str:
-        return f"mqtt://{topics.table_user(self.table)}:{self.password}@{self.host}:{self.port}/{self.event}"
+        url = (f"{'mqtts' if self.tls else 'mqtt'}://{topics.table_user(self.table)}:{self.password}"
+               f"@{self.host}:{self.port}/{self.event}")
+        return f"{url}?pin={self.pin}" if self.pin else url
+
+
+class Refused(ConnectionError):
+    """The hub's certificate is not the one this table was given (or not trusted): the table does
+    not connect, its password is not sent. ``str()`` is the message for the players."""
 
 
 class TableLink:
@@ -97,6 +115,7 @@ class TableLink:
             f"venue-{topics.event_slug(address.event)}-table-{address.table}.sqlite3")
         self.outbox = Outbox(path)
         self.connected = False
+        self.refused: str | None = None  # why the hub's certificate was refused (then it stops trying)
         self.round_clock: dict[str, Any] | None = self.outbox.get("clock")
         self.seating: dict[str, Any] | None = self.outbox.get("seating")
         self.hub_result: dict[str, Any] | None = self.outbox.get("hub_result")
@@ -314,6 +333,11 @@ class TableLink:
                 before = self.connections
                 try:
                     await self._connected()
+                except Refused as exc:
+                    self.refused = str(exc)
+                    log.warning("venue: table %s: %s", self.table, exc)
+                    self.say(self.refused)
+                    break  # a wrong certificate does not become right by trying again
                 except aiomqtt.MqttError as exc:
                     log.info("venue: table %s not connected (%s)", self.table, exc)
                 except Exception:
@@ -344,17 +368,39 @@ class TableLink:
                 log.exception("venue: clock")
             await asyncio.sleep(0.5)
 
-    def _client(self) -> aiomqtt.Client:
+    async def _tls_context(self) -> ssl.SSLContext | None:
+        """The TLS context of this connection, None in clear (the pin checked first: tlspin)."""
+        a = self.address
+        if not a.tls:
+            return None
+        try:
+            return await tlspin.context_for(a.host, a.port, a.pin)
+        except tlspin.PinMismatch as exc:
+            raise Refused(t("venue.tls.wrong_pin", host=a.host)) from exc
+        except (OSError, TimeoutError) as exc:
+            raise aiomqtt.MqttError(f"TLS probe: {exc}") from exc
+
+    def _client(self, context: ssl.SSLContext | None = None) -> aiomqtt.Client:
         a = self.address
         presence = topics.table_topic(a.event, a.table, "presence")
         return aiomqtt.Client(a.host, a.port, username=topics.table_user(a.table), password=a.password,
                               identifier=f"tc-{topics.event_slug(a.event)}-table-{a.table}",
                               protocol=aiomqtt.ProtocolVersion.V5, keepalive=KEEPALIVE, timeout=10,
-                              will=aiomqtt.Will(presence, json.dumps({"online": False}), qos=1, retain=True))
+                              will=aiomqtt.Will(presence, json.dumps({"online": False}), qos=1, retain=True),
+                              tls_context=context)
 
     async def _connected(self) -> None:
+        context = await self._tls_context()
+        try:
+            await self._session(context)
+        except aiomqtt.MqttError as exc:
+            if context is not None and "CERTIFICATE_VERIFY_FAILED" in str(exc):
+                raise Refused(t("venue.tls.untrusted", host=self.address.host)) from exc
+            raise
+
+    async def _session(self, context: ssl.SSLContext | None) -> None:
         a = self.address
-        async with self._client() as client:
+        async with self._client(context) as client:
             self.connected = True
             self.connections += 1
             self._sent_at.clear()  # a new connection: everything unacknowledged goes again

@@ -16,7 +16,7 @@ from kivy.uix.screenmanager import Screen
 from companion.i18n import t
 from companion.ui.screens import load_kv
 from companion.ui.widgets import load_widgets_kv
-from companion.venue.join import Unreachable, join
+from companion.venue.join import Refused, Unreachable, join
 
 
 class VenueScreen(Screen):
@@ -73,6 +73,8 @@ class VenueScreen(Screen):
             text, joined = t("venue.bad_url", url=_hidden(url)), False
         except Unreachable as exc:
             text, joined = t("venue.join.unreachable", host=str(exc)), False
+        except Refused as exc:  # already in the players' language
+            text, joined = str(exc), False
         Clock.schedule_once(lambda _dt: self._done(text, joined))
 
     def _done(self, text: str, joined: bool) -> None:
