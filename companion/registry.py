@@ -130,7 +130,7 @@ def is_user_game(game_id: str) -> bool:
 
 
 def help_list() -> str:
-    """The ids as a help string says them: ``vtes, ascension, ...``."""
+    """The ids as a help string says them, comma-separated, in menu order."""
     return ", ".join(ids())
 
 

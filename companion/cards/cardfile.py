@@ -13,7 +13,7 @@ from companion.cards.validate import Checker
 from companion.cards.yamlload import DataError, load_file
 from companion.i18n import t
 
-COMMON = frozenset({"id", "name", "names", "aliases", "type", "subtypes", "cost", "points", "text", "flavor",
+COMMON = frozenset({"id", "name", "names", "aliases", "type", "subtypes", "cost", "points", "text", "texts", "flavor",
                     "keywords", "confirmed", "source", "faq", "rulings", "stats", "effects"})
 
 
@@ -99,6 +99,11 @@ def parse_card(shown: str, item: Any, where: str, game: GameInfo, overlay: bool 
     if effects:
         extra["effects"] = effects
     text = c.get("text", str, required=True)
+    # The card's text in other languages (``texts: {en: ...}``): a listener of that language
+    # hears and reads the card in it, its name from ``names`` (cards.model.localized).
+    for lang, own in c.texts("texts", required=False, langs=()).items():
+        if lang != game.card_language and own:
+            extra.setdefault("i18n", {})[lang] = {"name": names.get(lang) or name, "text": own}
     return Card(
         game=game.id, id=card_id, name=name, types=(card_type, *extra["subtypes"]), cost=cost_display,
         text=text, lang=game.card_language, names={game.card_language: name, **names},

@@ -3,13 +3,13 @@ numbers the table keeps (schema in cardmap/README.md, "effects").
 
 A card's ``effects`` maps an action (``play``, ``acquire``, ``defeat``) to a plain mapping:
 ``pay`` and ``gain`` (amounts by resource key; ``any`` is a choice of essences), ``but``
-(essences an ``any`` may not be), ``energized`` (Ascension: a gain once this turn's energy
-reaches ``at``, or ``per`` energy of this turn), ``vp`` (Res Arcana: the component's points
+(essences an ``any`` may not be), ``energized`` (a gain once this turn's energy
+reaches ``at``, or ``per`` energy of this turn), ``vp`` (the points a component is worth
 while in play) and ``ask`` (a choice or a condition the companion leaves to the players, said
 with the proposal).
 
 Which actions and resource keys a game knows is its game.yaml's ``effects:`` section. Cards
-write their effects in cards.yaml; a game may derive them (its ``effects_of`` hook: VTES from
+write their effects in cards.yaml; a game may derive them (its ``effects_of`` hook: from
 krcg's pool cost); with ``from_cost: true`` a card that writes none pays its ``cost`` when played.
 """
 
@@ -24,7 +24,7 @@ from companion.cards.validate import Checker
 from companion.cards.yamlload import DataError, line_of
 
 FIELDS = frozenset({"pay", "gain", "but", "energized", "vp", "ask"})
-# Said after a card's name when another card lets it be taken for nothing (Ascension).
+# Said after a card's name when another card lets it be taken for nothing.
 FREE_WORDS = frozenset({"free", "gratuit", "gratuite", "gratuitement"})
 
 

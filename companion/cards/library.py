@@ -92,7 +92,7 @@ class CardLibrary:
         return [c for cards in self.catalog.cards.values() for c in cards.values()]
 
     def lookup(self, text: str) -> Card | None:
-        """A card by reference (``vtes:100845``) or by its exact name in any game (case
+        """A card by reference (``<game>:<id>``) or by its exact name in any game (case
         ignored): what ``cards show`` and ``speak`` accept."""
         card = self.get(text)
         if card is None:

@@ -4,7 +4,7 @@ We compose the node tree (with libyaml's C composer when present) and build Pyth
 ourselves: that gives each value its line, and catches duplicate keys, which PyYAML's
 ``safe_load`` silently resolves by keeping the last one.
 
-Users share card files (Rise and ASTRAL cards are typed in by players), so a file is hostile
+Users share card files (the cards of a game with no public list are typed in by players), so a file is hostile
 input: aliases (``*name``) are refused, since a few hundred bytes of nested aliases expand to
 gigabytes and a recursive one never ends; and a file is capped in size. No card file of ours
 uses an alias.

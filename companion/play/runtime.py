@@ -101,7 +101,7 @@ class Runtime:
         try:
             for game in self.library.games:  # the first call reads (or builds) the card index
                 self.library.load(game)
-            # The search index too (2-3 s for VTES): never on a player's time, at the first card named.
+            # The search index too (2-3 s for the largest game): never on a player's time, at the first card named.
             self.library.prepare_search()
             errors = {g: _one_line(e) for g, e in self.library.errors().items()}
         except Exception as exc:  # the companion stays useful: tags are then reported as unknown

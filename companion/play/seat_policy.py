@@ -9,7 +9,7 @@ front end that lets a seat act for itself applies the same one (README.md, "Phon
 - The seat's actions (``table.present.seat_actions``: the very list the table screen's seat
   menus show, with the same questions in the same order) whenever that list offers them: the
   list's own conditions (``when`` in game.yaml) already say when, so an action offered out of
-  turn (VTES: take the edge) is allowed out of turn. Answers are checked against the choices
+  turn (taking a mark such as an edge) is allowed out of turn. Answers are checked against the choices
   the list offers before any line is sent.
 
 Answers are plain dicts ``{"ok", "lines", "revision"}`` plus an HTTP-like ``status`` the web front
@@ -149,8 +149,8 @@ def why_waiting(session: Any, seat: int, lang: str = "fr") -> str:
 
 
 def _offered(session: Any, own: int, verb: str, word: str) -> bool:
-    """Whether the seat's action list offers that verb now (typed rather than tapped): Res Arcana's
-    life loss or taking essences back happen in another player's turn."""
+    """Whether the seat's action list offers that verb now (typed rather than tapped): a
+    life loss or taking essences back may happen in another player's turn."""
     game = session.game
     for action in present.seat_actions(game.rules, game.state, own, "fr"):
         for template in action.commands:

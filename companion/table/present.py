@@ -41,7 +41,7 @@ class ActionView:
     commands: tuple[str, ...]
     ask: tuple[str, ...] = ()
     seat: int | None = None
-    urgent: bool = False  # the rules wait for it (Rise's restoration): shown on the seat itself
+    urgent: bool = False  # the rules wait for it (a restoration each turn): shown on the seat itself
 
     def command_lines(self, answers: dict[str, Any] | None = None) -> list[str]:
         return [fill(c, self.seat, answers or {}) for c in self.commands]

@@ -83,7 +83,7 @@ class Rules:
         self.start_turn(ctx, first)
 
     def on_first_player(self, ctx: Ctx, first: int) -> None:
-        """Set-up that depends on who plays first (Rise's coins)."""
+        """Set-up that depends on who plays first (coins given by turn order)."""
 
     # -- seats and order ------------------------------------------------------------------
 

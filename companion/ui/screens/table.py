@@ -244,7 +244,7 @@ class TableScreen(Screen):
                 self._boxes[(c.seat, c.cid)] = box
             seats.add_widget(panel)
             self._panels.append(panel)
-        for c in view.shared:  # the table's own numbers (Ascension's honor pool), in the strip
+        for c in view.shared:  # the table's own numbers (a shared pool), in the strip
             box = SeatCounter(seat=None, counter=c.cid, name=c.name, main=False, locked=True,
                               glyph=counter_glyph(view.game, c.cid))
             self.ids.actions.add_widget(box)
