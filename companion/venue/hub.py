@@ -28,6 +28,7 @@ from companion.venue.event import EventStore
 log = logging.getLogger(__name__)
 
 SESSION_EXPIRY = 7 * 24 * 3600  # the broker keeps the hub's queue a week
+RETRY = (0.2, 5.0)  # the pause before trying the broker again: the first, doubled up to the last (tests shorten it)
 
 
 class Hub:
@@ -236,11 +237,11 @@ class Hub:
         """Connect, serve, reconnect, until ``stop``."""
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
-        pause = 0.2
+        pause = RETRY[0]
         while not self._stopping:
             try:
                 await self._serve(ready)
-                pause = 0.2
+                pause = RETRY[0]
             except aiomqtt.MqttError as exc:
                 log.info("venue hub: broker not reachable (%s)", exc)
             except tlspin.PinMismatch:
@@ -257,7 +258,7 @@ class Hub:
                 await asyncio.wait_for(self._wake.wait(), pause)
             except TimeoutError:
                 pass
-            pause = min(pause * 2, 5.0)
+            pause = min(pause * 2, RETRY[1])
 
     async def _serve(self, ready: asyncio.Event | None) -> None:
         props = Properties(PacketTypes.CONNECT)

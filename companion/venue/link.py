@@ -43,6 +43,10 @@ log = logging.getLogger(__name__)
 RESEND_AFTER = 5.0  # seconds an entry waits for the hub's ack before it is sent again
 KEEPALIVE = 5  # seconds: the broker says a vanished table is offline within 1.5 of these
 LOG_LINES = 6  # the last journal lines a judge sees with a call
+# The pause before trying the broker again: the first, then doubled up to the last. The tests
+# shorten these (and the clock's tick) to spend less time waiting; what happens is the same.
+RETRY = (0.2, 5.0)
+TICK = 0.5  # seconds between two looks at the round clock
 
 
 @functools.cache
@@ -461,7 +465,7 @@ class TableLink:
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         ticker = asyncio.create_task(self._ticker())
-        pause = 0.2
+        pause = RETRY[0]
         try:
             while not self._stop.is_set():
                 before = self.connections
@@ -480,9 +484,9 @@ class TableLink:
                 if self._stop.is_set():
                     break
                 if self.connections > before:
-                    pause = 0.2  # it was connected: a cut, not a broker that is gone, so try again soon
+                    pause = RETRY[0]  # it was connected: a cut, not a broker that is gone, so try again soon
                 await self._sleep(pause)
-                pause = min(pause * 2, 5.0)
+                pause = min(pause * 2, RETRY[1])
         finally:
             ticker.cancel()
 
@@ -500,7 +504,7 @@ class TableLink:
                 self.clock_tick()
             except Exception:
                 log.exception("venue: clock")
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(TICK)
 
     async def _tls_context(self) -> ssl.SSLContext | None:
         """The TLS context of this connection, None in clear (the pin checked first: tlspin)."""
