@@ -22,7 +22,7 @@ from typing import Any
 from companion import paths, registry
 from companion.cards.gamedata import plain
 from companion.cards.validate import TEXTS, kind_name
-from companion.cards.yamlload import line_of
+from companion.cards.yamlload import file_identity, line_of
 from companion.i18n import t
 
 log = logging.getLogger(__name__)
@@ -280,11 +280,6 @@ _tables: dict[tuple[str, str | None], tuple[Path, tuple[int, int, int], TableDat
 registry.on_forget(_tables.clear)
 
 
-def _identity(path: Path) -> tuple[int, int, int]:
-    st = os.stat(path)
-    return st.st_mtime_ns, st.st_size, st.st_ino
-
-
 def load_table(game: str, root: str | None = None) -> TableData:
     """The table data of one game through the one game.yaml reader: read once, and again when
     its file changed (a user's own game edited while the program runs: one stat a call, no
@@ -295,7 +290,7 @@ def load_table(game: str, root: str | None = None) -> TableData:
     if held is not None:
         path, known, data = held
         try:
-            now = _identity(path)
+            now = file_identity(path)
         except OSError:
             now = None  # moved or removed: looked for again below
         if now == known:
@@ -314,7 +309,7 @@ def load_table(game: str, root: str | None = None) -> TableData:
     if path is None or not path.exists():
         raise TableDataError(f"{path or game}: {t('data.no_game_file')}")
     try:
-        known = _identity(path)
+        known = file_identity(path)
     except OSError as exc:
         raise TableDataError(f"{path}: {t('data.cannot_read', why=exc.strerror or exc)}") from exc
     data = _read_table(path, game, root)
