@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 
 SESSION_EXPIRY = 7 * 24 * 3600  # the broker keeps the hub's queue a week
 RETRY = (0.2, 5.0)  # the pause before trying the broker again: the first, doubled up to the last (tests shorten it)
+TIMEOUT = 10.0  # seconds a call to the broker may wait for its answer while the connection is up
 
 
 class Hub:
@@ -267,7 +268,7 @@ class Hub:
         client = aiomqtt.Client(self.host, self.port, username=self.user, password=self.password,
                                 identifier=f"tc-{topics.event_slug(self.event)}-hub",
                                 protocol=aiomqtt.ProtocolVersion.V5, clean_start=False, properties=props,
-                                keepalive=10, timeout=10, tls_context=context)
+                                keepalive=10, timeout=TIMEOUT, tls_context=context)
         async with client:
             self.connected = True
             base = f"{topics.prefix(self.event)}/table/+/"

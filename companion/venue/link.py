@@ -47,6 +47,7 @@ LOG_LINES = 6  # the last journal lines a judge sees with a call
 # shorten these (and the clock's tick) to spend less time waiting; what happens is the same.
 RETRY = (0.2, 5.0)
 TICK = 0.5  # seconds between two looks at the round clock
+TIMEOUT = 10.0  # seconds a call to the broker may wait for its answer while the connection is up
 
 
 @functools.cache
@@ -523,7 +524,7 @@ class TableLink:
         presence = topics.table_topic(a.event, a.table, "presence")
         return aiomqtt.Client(a.host, a.port, username=topics.table_user(a.table), password=a.password,
                               identifier=f"tc-{topics.event_slug(a.event)}-table-{a.table}",
-                              protocol=aiomqtt.ProtocolVersion.V5, keepalive=KEEPALIVE, timeout=10,
+                              protocol=aiomqtt.ProtocolVersion.V5, keepalive=KEEPALIVE, timeout=TIMEOUT,
                               will=aiomqtt.Will(presence, json.dumps({"online": False}), qos=1, retain=True),
                               tls_context=context)
 

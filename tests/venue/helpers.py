@@ -162,3 +162,75 @@ class FlakyProxy:
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
+
+
+class HoldingProxy:
+    """A TCP proxy on loopback that can swallow what its clients send (``hold``): a publish sent
+    then never reaches the broker, so it is still waiting for its acknowledgement when the broker
+    goes. When either end closes, the other is cut. ``release`` makes it a plain proxy again."""
+
+    PUBLISH = 3  # the MQTT packet type in a fixed header's first byte's high bits
+
+    def __init__(self, target_port: int) -> None:
+        import threading
+
+        self.target_port = target_port
+        self.port = 0
+        self.holding = False
+        self.held_publishes = 0  # swallowed chunks that began with a PUBLISH packet
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="holding-proxy")
+
+    def start(self) -> HoldingProxy:
+        self._thread.start()
+        self._ready.wait(10)
+        return self
+
+    def hold(self) -> None:
+        self.held_publishes = 0
+        self.holding = True
+
+    def release(self) -> None:
+        self.holding = False
+
+    def _run(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        server = self._loop.run_until_complete(asyncio.start_server(self._client, "127.0.0.1", 0))
+        self.port = server.sockets[0].getsockname()[1]
+        self._ready.set()
+        self._loop.run_forever()
+        server.close()
+        self._loop.run_until_complete(server.wait_closed())
+        self._loop.close()
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_r, up_w = await asyncio.open_connection("127.0.0.1", self.target_port)
+        except OSError:
+            writer.transport.abort()
+            return
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter, upwards: bool) -> None:
+            try:
+                while data := await src.read(65536):
+                    if upwards and self.holding:
+                        if data[0] >> 4 == self.PUBLISH:
+                            self.held_publishes += 1
+                        continue
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, OSError):
+                pass
+
+        tasks = [asyncio.ensure_future(pipe(reader, up_w, True)), asyncio.ensure_future(pipe(up_r, writer, False))]
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for t in tasks:
+            t.cancel()
+        for w in (writer, up_w):
+            w.transport.abort()
+
+    def stop(self) -> None:
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
