@@ -191,17 +191,29 @@ class HoldingProxy:
         self.held_publishes = 0
         self.holding = True
 
+    def refuse(self) -> None:
+        """Stop listening (the connections made stay): while its broker is down, a client is
+        refused as it would be by the broker's machine, not accepted and then cut."""
+        asyncio.run_coroutine_threadsafe(self._close(), self._loop).result(10)
+
     def release(self) -> None:
+        """Listen again on the same port, forwarding everything."""
         self.holding = False
+        asyncio.run_coroutine_threadsafe(self._listen(), self._loop).result(10)
+
+    async def _listen(self) -> None:
+        self._server = await asyncio.start_server(self._client, "127.0.0.1", self.port, reuse_address=True)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def _close(self) -> None:
+        self._server.close()  # not wait_closed: from Python 3.12 it waits for the connections kept
 
     def _run(self) -> None:
         self._loop = asyncio.new_event_loop()
-        server = self._loop.run_until_complete(asyncio.start_server(self._client, "127.0.0.1", 0))
-        self.port = server.sockets[0].getsockname()[1]
+        self._loop.run_until_complete(self._listen())
         self._ready.set()
         self._loop.run_forever()
-        server.close()
-        self._loop.run_until_complete(server.wait_closed())
+        self._loop.run_until_complete(self._close())
         self._loop.close()
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -213,14 +225,26 @@ class HoldingProxy:
 
         async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter, upwards: bool) -> None:
             try:
-                while data := await src.read(65536):
-                    if upwards and self.holding:
-                        if data[0] >> 4 == self.PUBLISH:
-                            self.held_publishes += 1
-                        continue
+                while True:
+                    if upwards:  # packet by packet, to count the publishes it swallows
+                        header = await src.readexactly(1)
+                        length, shift, size = 0, 0, b""
+                        while True:
+                            byte = await src.readexactly(1)
+                            size += byte
+                            length |= (byte[0] & 0x7F) << shift
+                            shift += 7
+                            if not byte[0] & 0x80:
+                                break
+                        data = header + size + await src.readexactly(length)
+                        if self.holding:
+                            self.held_publishes += header[0] >> 4 == self.PUBLISH
+                            continue
+                    elif not (data := await src.read(65536)):
+                        return
                     dst.write(data)
                     await dst.drain()
-            except (ConnectionError, OSError):
+            except (ConnectionError, OSError, asyncio.IncompleteReadError):
                 pass
 
         tasks = [asyncio.ensure_future(pipe(reader, up_w, True)), asyncio.ensure_future(pipe(up_r, writer, False))]

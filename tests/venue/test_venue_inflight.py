@@ -65,14 +65,15 @@ def test_a_publish_in_flight_when_the_broker_restarts_does_not_stall(tmp_path, o
             assert session.apply("pool 1 -1").ok
         wait_for(lambda: proxy.held_publishes > 0, what="a publish swallowed by the proxy")
 
+        proxy.refuse()
         broker.stop()
         wait_for(lambda: not hub.hub.connected and not link.connected,
                  what="both saw the broker go (one stuck on its publish does not)")
-        proxy.release()
         # made while the broker is gone: each arrives once it is back
         assert session.apply("pool 2 -1").ok
         hub.call(hub.hub.start_clock, 45)
         broker.start()
+        proxy.release()
 
         wait_for(lambda: (link.round_clock or {}).get("duration") == 45 * 60, timeout=60,
                  what="the clock started during the outage reached the table")
