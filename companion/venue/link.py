@@ -249,10 +249,7 @@ class TableLink:
             return None
         if time_called is None:
             time_called = self.time_called()
-        if scoring.vekn(game.data.id):
-            body = scoring.propose_vtes(game.state, game.events(), time_called)
-        else:
-            body = scoring.propose_league(game.state)
+        body = scoring.propose(game.data.id, game.state, game.events(), time_called)
         body.update(round=self._round(), game_id=game.id, game=game.data.id)
         return body
 
@@ -369,7 +366,7 @@ class TableLink:
         return t("venue.result.winner", lang, winners=", ".join(body["winners"]) or "—")
 
     def win_text(self, body: dict[str, Any], lang: str | None = None) -> str:
-        winner = scoring.game_winner([float(v) for v in body.get("vp", [])])
+        winner = scoring.game_winner(body.get("game", ""), [float(v) for v in body.get("vp", [])])
         if winner is None:
             return t("venue.result.no_win", lang)
         return t("venue.result.win", lang, name=body["players"][winner])
@@ -396,7 +393,7 @@ class TableLink:
             return t("venue.result.no_game", lang)
         if "vp" in body:
             parts = [f"{n} {_num(v)}" for n, v in zip(body["players"], body["vp"], strict=False)]
-            text = f"{t('venue.result.vtes', lang, scores=', '.join(parts))} {self.win_text(body, lang)}"
+            text = f"{t('venue.result.scores', lang, scores=', '.join(parts))} {self.win_text(body, lang)}"
         else:
             text = t("venue.result.league", lang, winners=", ".join(body["winners"]) or "—")
         return f"{text} {t(hint or self.hint(), lang)}"

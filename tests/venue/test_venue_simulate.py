@@ -57,7 +57,8 @@ def test_sixty_players_seated_played_validated_and_exported(tmp_path):
                     pair = (p, table[(i + 1) % len(table)])
                     assert pair not in prey
                     prey.add(pair)
-        assert all(r["status"] == "validated" and scoring.check_vtes(r["vp"]) is None for r in store.results())
+        tour = scoring.tournament("vtes")
+        assert all(r["status"] == "validated" and tour.check(r["vp"]) is None for r in store.results())
         assert len(store.results()) == 25
         files = export.archon_files(store)
         assert list(files) == ["Methuselahs.csv", "Round-1.csv", "Round-2.csv", "Finals.csv"]
