@@ -14,14 +14,14 @@ import contextlib
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
-import aiomqtt
-
 T = TypeVar("T")
 
 
 async def while_connected(call: Awaitable[T], reader: asyncio.Task[Any]) -> T:
     """Await ``call`` (a publish, a subscribe) until the connection's ``reader`` ends; then give it
     up and raise ``aiomqtt.MqttError``."""
+    import aiomqtt  # here, not at the top: see link.py
+
     task = asyncio.ensure_future(call)
     try:
         await asyncio.wait((task, reader), return_when=asyncio.FIRST_COMPLETED)

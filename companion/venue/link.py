@@ -26,10 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-import aiomqtt
 import yaml
 
 from companion import registry
@@ -38,6 +37,11 @@ from companion.play.observers import Observers
 from companion.venue import scoring, tlspin, topics
 from companion.venue.inflight import while_connected
 from companion.venue.outbox import Outbox
+
+if TYPE_CHECKING:
+    # aiomqtt (with paho and http) is imported when a table joins a venue, not when the window
+    # starts: a table that never joins one keeps its modules out of its memory.
+    import aiomqtt
 
 log = logging.getLogger(__name__)
 
@@ -461,6 +465,8 @@ class TableLink:
         asyncio.run(self._main())
 
     async def _main(self) -> None:
+        import aiomqtt
+
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         ticker = asyncio.create_task(self._ticker())
@@ -507,6 +513,8 @@ class TableLink:
 
     async def _tls_context(self) -> ssl.SSLContext | None:
         """The TLS context of this connection, None in clear (the pin checked first: tlspin)."""
+        import aiomqtt
+
         a = self.address
         if not a.tls:
             return None
@@ -518,6 +526,8 @@ class TableLink:
             raise aiomqtt.MqttError(f"TLS probe: {exc}") from exc
 
     def _client(self, context: ssl.SSLContext | None = None) -> aiomqtt.Client:
+        import aiomqtt
+
         a = self.address
         presence = topics.table_topic(a.event, a.table, "presence")
         return aiomqtt.Client(a.host, a.port, username=topics.table_user(a.table), password=a.password,
@@ -527,6 +537,8 @@ class TableLink:
                               tls_context=context)
 
     async def _connected(self) -> None:
+        import aiomqtt
+
         context = await self._tls_context()
         try:
             await self._session(context)
