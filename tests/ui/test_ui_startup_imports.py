@@ -17,13 +17,13 @@ ROOT = Path(__file__).resolve().parents[2]
 # (requests), a deck's parsing and the card source's first build (krcg).
 NOT_AT_START = ("aiomqtt", "paho", "requests", "urllib3", "krcg")
 
-CHILD = """
+CHILD = f"""
 import json, sys
 from companion.ui.app import SCREENS, screen_class
 for spec in SCREENS:
     screen_class(spec)  # what the window's idle time builds after the first frame
-print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in %r)))
-""" % (NOT_AT_START,)
+print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {NOT_AT_START!r})))
+"""
 
 
 def test_every_screen_imports_without_the_libraries_of_what_a_table_may_never_do() -> None:
