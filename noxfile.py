@@ -38,6 +38,8 @@ TESTS = [
 ]
 
 nox.options.download_python = "never"
+# uv builds a venv from its cache in seconds, where pip downloads everything again (no pip cache here).
+nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = False
 nox.options.sessions = ["matrix"]
@@ -89,7 +91,8 @@ def matrix(session: nox.Session) -> None:
     stamp = Path(session.virtualenv.location) / ".installed"
     key = hashlib.sha256(Path("pyproject.toml").read_bytes()).hexdigest()
     if not stamp.exists() or stamp.read_text() != key:
-        session.install("-q", "--upgrade", "pip")
+        if session.venv_backend != "uv":  # uv's venvs have no pip, and need none
+            session.install("-q", "--upgrade", "pip")
         session.install("-q", "-e", ".[dev]")
         stamp.write_text(key)
     session.run("python", "-c", "import sys, krcg, importlib.metadata as m; "
