@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml deploy/system-packages.sh
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@# uv (from PyPI, a wheel) installs the rest: its downloads run in parallel and its cache serves
 	@# nox's venvs too (a fresh venv here: 30 s with uv, 95 s with pip); pip if uv cannot be had.
-	$(BIN)/python -m pip install -q uv && $(BIN)/uv pip install -q --python $(BIN)/python -e '.[dev]' \
+	$(BIN)/python -m pip install -q uv && $(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python -e '.[dev]' \
 		|| { $(BIN)/python -m pip install -q --upgrade pip && $(BIN)/python -m pip install -q -e '.[dev]'; }
 	@touch $(STAMP)
 

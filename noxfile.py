@@ -40,6 +40,9 @@ TESTS = [
 nox.options.download_python = "never"
 # uv builds a venv from its cache in seconds, where pip downloads everything again (no pip cache here).
 nox.options.default_venv_backend = "uv|virtualenv"
+# Compiled at install as pip does: otherwise every child process the tests start compiles krcg,
+# aiohttp... again (where PYTHONDONTWRITEBYTECODE is set, nothing would ever be kept).
+os.environ.setdefault("UV_COMPILE_BYTECODE", "1")
 nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = False
 nox.options.sessions = ["matrix"]
