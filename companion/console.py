@@ -65,6 +65,7 @@ class Console:
     def __init__(self, runtime: Runtime, out: TextIO = sys.stdout, as_json: bool = False) -> None:
         self.runtime = runtime
         runtime.confirm_hint, runtime.choose_hint = "play.hint.console", "play.hint.choose_console"
+        runtime.result_hint = "venue.result.hint.console"  # a venue's result: "résultat ok" / "résultat non"
         self.session = runtime.session
         self.out = out
         self.as_json = as_json

@@ -21,6 +21,7 @@ import functools
 import importlib
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -130,7 +131,7 @@ def is_user_game(game_id: str) -> bool:
 
 
 def help_list() -> str:
-    """The ids as a help string says them: ``vtes, ascension, ...``."""
+    """The ids as a help string says them, comma-separated, in menu order."""
     return ", ".join(ids())
 
 
@@ -190,6 +191,17 @@ def rules_for(data: Any) -> Any:
     return cls(data)
 
 
+_forgetters: list[Callable[[], None]] = []
+
+
+def on_forget(fn: Callable[[], None]) -> None:
+    """``fn`` clears what a module keeps of the games when ``forget`` is called (the table data:
+    companion.table.data registers itself; the registry never imports it)."""
+    _forgetters.append(fn)
+
+
 def forget() -> None:
-    """Look at the folders again (a game was just added)."""
+    """Look at the folders again (a game was just added, or removed)."""
     code.cache_clear()
+    for fn in _forgetters:
+        fn()

@@ -134,7 +134,8 @@ def card_lines(card: Card, game: GameInfo | None, lang: str = "fr") -> list[str]
     other = [n for lg, n in card.names.items() if n != card.name]
     if other:
         lines.append("  " + " / ".join(other))
-    lines.extend(f"{label} : {value}" for label, value in card_rows(card, game, lang))
+    pair = t("text.label_value", lang)
+    lines.extend(pair.format(label=label, value=value) for label, value in card_rows(card, game, lang))
     if card.text:
         lines.append("")
         lines.extend(card.text.splitlines())
@@ -143,7 +144,8 @@ def card_lines(card: Card, game: GameInfo | None, lang: str = "fr") -> list[str]
         lines.append("")
         lines.append(t("card.keywords", lang=lang))
         for entry in entries:
-            lines.append(f"- {entry.name(lang)} : {entry.text.get(lang) or entry.text.get('fr', '')}")
+            text = entry.text.get(lang) or entry.text.get("fr", "")
+            lines.append("- " + pair.format(label=entry.name(lang), value=text))
     if card.rulings:
         lines.append("")
         lines.append(t("card.rulings", lang=lang))

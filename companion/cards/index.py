@@ -30,7 +30,7 @@ from companion.cards import catalog as catalog_mod
 from companion.cards.catalog import Catalog
 from companion.cards.gamedata import GameInfo
 from companion.cards.model import Card
-from companion.i18n import add_messages
+from companion.i18n import add_messages, language
 
 log = logging.getLogger(__name__)
 FORMAT = 11  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
@@ -74,6 +74,12 @@ def _read(db_path: Path, key: str) -> Catalog | None:
                 result.cards[game_id] = _cards(json.loads(blob))
             for game_id, message in db.execute("SELECT game, message FROM errors ORDER BY rowid"):
                 result.error(game_id, message)
+            if result.errors:
+                # The reasons are words of the language they were written in: another language
+                # reads the files again (only then: a catalog with no problem is the same in all).
+                row = db.execute("SELECT value FROM meta WHERE name = 'lang'").fetchone()
+                if not row or row[0] != language():
+                    return None
             result.index_key = key
             return result
     except (sqlite3.Error, ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
@@ -145,6 +151,7 @@ def _write(db_path: Path, key: str, result: Catalog) -> None:
             db.execute("CREATE TABLE search (data BLOB)")
             db.execute("INSERT INTO search VALUES (?)", (search,))
             db.execute("INSERT INTO meta VALUES ('key', ?)", (key,))
+            db.execute("INSERT INTO meta VALUES ('lang', ?)", (language(),))
             db.execute("INSERT INTO meta VALUES ('summary', ?)", (json.dumps(
                 {g: len(c) for g, c in result.cards.items()}),))
             db.executemany("INSERT INTO games VALUES (?, ?)",

@@ -59,14 +59,14 @@ class Card:
 
 def localized(card: Card, lang: str) -> Card:
     """The card as a reader of ``lang`` should see and hear it: its official translation of name
-    and text when there is one (VTES in French or Spanish), else the card unchanged. Rulings
+    and text when there is one (a card source's official French or Spanish), else the card unchanged. Rulings
     keep their own language, named in ``extra["rulings_lang"]``."""
     extra = card.extra if isinstance(card.extra, dict) else {}
     translation = (extra.get("i18n") or {}).get(lang)
     if card.lang == lang:
         return card
     if not translation:
-        # a name of the listener's language without a translated text (Ascension's names.en)
+        # a name of the listener's language without a translated text (names.en alone)
         own = (card.names or {}).get(lang)
         return replace(card, name=own) if own else card
     return replace(card, name=translation["name"], text=translation["text"], lang=lang,

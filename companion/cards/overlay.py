@@ -1,4 +1,4 @@
-"""Users' own cards (Rise and ASTRAL have no public list): written to the user data directory,
+"""Users' own cards (for the games with no public card list, and any other): written to the user data directory,
 never into the installed package, and searchable and scannable like the shipped ones."""
 
 from __future__ import annotations

@@ -24,8 +24,9 @@ import yaml
 
 from companion.i18n import elide, t
 from companion.i18n.grammar import agree
+from companion.speech.lexicon import game_once, game_words
 from companion.speech.numbers import duration_words, number_words
-from companion.speech.phrases import Utterance, change_speech, data, for_the_ear
+from companion.speech.phrases import Utterance, change_speech, for_the_ear
 from companion.speech.speaker import Priority
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,7 @@ def _fill(template: str, values: dict[str, Any], lang: str) -> str:
 
 
 def _feminine(game: str, cid: str, lang: str) -> bool:
-    entry = ((data(lang).get("games", {}).get(game) or {}).get("counters") or {}).get(cid) or {}
+    entry = (game_words(lang, game).get("counters") or {}).get(cid) or {}
     return bool(entry.get("feminine"))
 
 
@@ -98,6 +99,7 @@ class Announcer:
         # The phase reminders and once-a-game notes already said in this game (docs/speech.md).
         self._reminded: set[tuple[str, ...]] = set()
         self._round: tuple[Any, int] | None = None  # the (game, round) whose number was said
+        self._ended: Any = None  # the game whose end ("Partie terminée…") was said: not said again
         self._said_for: dict[int, str] = {}  # event id → what it did, said (for an undo to name it)
         # The last messages, newest last, for a player who missed one or wants an older one;
         # ``_back`` is how far back the history steps are (1: at the newest, said last).
@@ -188,7 +190,7 @@ class Announcer:
         verb = result.intent.verb
         answer = result.answer_lines(lang) if hasattr(result, "answer_lines") else result.answer
         if answer:  # a question (status, help): its lines, as written
-            return [ear(x, lang, gid) for x in answer], []
+            return [ear(x, lang, gid) for x in self._without_end_again(answer, game)], []
         if verb in ("undo", "redo"):
             event = getattr(result, "event", None)
             targets = (getattr(event, "payload", None) or {}).get("targets") or []
@@ -200,7 +202,7 @@ class Announcer:
         turn_at: int | None = None  # where the new turn's sentence goes
         turn_values: dict[str, Any] = {}
         folded: dict[str, int] = {}  # counters of the new turn's player moved as the turn began
-        once = set(_phrases().get("once") or ())
+        once = game_once(gid)
         level = self.verbosity()
         for key, values in result.notes:
             if key == "table.counter":
@@ -234,10 +236,33 @@ class Announcer:
         if turn_at is not None:
             texts[turn_at] = self.turn_start_text(game, turn_values, folded)
         self._remember(result, game)
+        over = game is not None and bool(game.state.get("over"))
+        self._ended = after.get("game") if over and (self._ended == after.get("game") or texts) else None
         if verb == "resume" and game is not None and not game.state.get("over"):
             texts.append(self.turn_text(game))  # where the game stands: whose turn, which phase
             self._round = (game.id, int(game.state.get("round") or 1))
         return [x for x in texts if x], hints
+
+    def _ended_here(self, game: Any) -> bool:
+        return game is not None and bool(game.state.get("over")) and self._ended == game.id
+
+    def _won_text(self, game: Any) -> str:
+        """Who won, without "game over" again: the end was said once already."""
+        s = game.state
+        winners = t("table.and", self.lang).join(s["seats"][w]["name"] for w in s.get("winner", [])) or "—"
+        return phrase("won", self.lang, winners=winners)
+
+    def _without_end_again(self, lines: list[str], game: Any) -> list[str]:
+        """A status asked after the end was said: its first line says who won, not "Partie
+        terminée" a second time (the written status keeps its full line)."""
+        if not self._ended_here(game) or not lines:
+            return lines
+        from companion.table.engine import render
+
+        s = game.state
+        full = render(game.data, "table.status.over",
+                      {"winners": [s["seats"][w]["name"] for w in s.get("winner", [])] or ["—"]}, self.lang)
+        return [self._won_text(game), *lines[1:]] if lines[0] == full else lines
 
     def turn_start_text(self, game: Any, values: dict[str, Any], moved: dict[str, int]) -> str:
         """A new turn, once: the round, whose turn, and that player's main numbers (the game's
@@ -287,7 +312,7 @@ class Announcer:
 
     def change_text(self, change: Any, game_id: str = "") -> str:
         names = dict(change.counter_names)
-        entry = (data(self.lang).get("games", {}).get(game_id) or {}).get("counters", {}).get(change.counter)
+        entry = (game_words(self.lang, game_id).get("counters") or {}).get(change.counter)
         key: Any = f"{game_id}.{change.counter}" if entry and "on" in entry else names
         spoken = change_speech(change.seat_name if change.seat is not None else None, key, change.delta,
                                change.value, self.lang, game_id)
@@ -298,7 +323,7 @@ class Announcer:
         table_data = game.data if game is not None else None
         gid = table_data.id if table_data is not None else ""
         resolved = _resolve(table_data, values, lang)
-        notes = (_phrases().get(lang) or _phrases()["fr"])["notes"]
+        notes = {**(_phrases().get(lang) or _phrases()["fr"])["notes"], **(game_words(lang, gid).get("notes") or {})}
         if key in notes:
             return _fill(notes[key], resolved, lang) if notes[key] else ""
         return ear(t(key, lang, **resolved), lang, gid)
@@ -415,7 +440,9 @@ class Announcer:
             return [phrase("no_game", lang)]
         s = game.state
         out = []
-        if s.get("over"):
+        if s.get("over") and self._ended_here(game):
+            out.append(self._won_text(game))
+        elif s.get("over"):
             winners = [s["seats"][w]["name"] for w in s.get("winner", [])]
             out.append(phrase("over", lang, winners=t("table.and", lang).join(winners) or "—"))
         elif s.get("active") is not None:

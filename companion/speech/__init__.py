@@ -78,13 +78,13 @@ def make_speaker(backend: str = "auto", **settings: Any) -> Speaker:
 
 @functools.cache
 def game_info(game: str) -> Any:
-    """The GameInfo of a game from its cardmap folder (type names, glossary), or None."""
+    """The GameInfo of a game from its folder, shipped or the user's (type names, glossary), or None."""
     try:
-        from companion.cards.catalog import cardmap_dir
+        from companion import registry
         from companion.cards.gamedata import load_game
 
-        path = cardmap_dir() / game / "game.yaml"
-        return load_game(path) if path.exists() else None
+        path = registry.game_file(game) if registry.ID.match(game) else None
+        return load_game(path) if path is not None and path.exists() else None
     except Exception:  # broken game data: the card is still read, with its raw type ids
         log.warning("speech: no game data for %s", game, exc_info=True)
         return None

@@ -1,12 +1,20 @@
-"""The words of speech (phrases.yaml), read once: what numbers.py and phrases.py both use."""
+"""The words of speech, read once: phrases.yaml (what numbers.py and phrases.py both use) and
+each game's own words for the ear, from its game.yaml (``speech:``) found through the registry,
+so that a user's game folder brings its own words as a shipped game does."""
 
 from __future__ import annotations
 
 import functools
+import logging
+import os
 from importlib import resources
 from typing import Any
 
 import yaml
+
+from companion import registry
+
+log = logging.getLogger(__name__)
 
 
 @functools.cache
@@ -20,3 +28,35 @@ def data(lang: str) -> dict[str, Any]:
     """The phrase tree of one language; an unknown language falls back to French."""
     table = _all()
     return table.get(lang) or table["fr"]
+
+
+@functools.lru_cache(maxsize=64)
+def _words_of(game: str, _cardmap: str | None, _home: str | None) -> dict[str, Any]:
+    """A game's ``speech:`` section, read once per place the games are read from (like
+    phrases.yaml, once a process: the registry lists folders, far too slow for each word said)."""
+    from companion.cards.gamedata import load_game  # the one game.yaml reader
+
+    path = registry.game_file(game) if game and registry.ID.match(game) else None
+    if path is None:
+        return {}
+    try:
+        return load_game(path).speech
+    except Exception:  # a broken game.yaml: the loader names it elsewhere; here the raw words are said
+        log.warning("speech: no words from %s", path, exc_info=True)
+        return {}
+
+
+def _speech_of(game: str) -> dict[str, Any]:
+    return _words_of(game, os.environ.get("COMPANION_CARDMAP"), os.environ.get("COMPANION_HOME"))
+
+
+def game_words(lang: str, game: str) -> dict[str, Any]:
+    """A game's words for the ear in one language (card types, disciplines, counters,
+    abbreviations, notes...); empty for a game that has none."""
+    words = _speech_of(game)
+    return words.get(lang) or words.get("fr") or {}
+
+
+def game_once(game: str) -> frozenset[str]:
+    """The keys of a game's notes said once a game (a rule reminded each turn)."""
+    return frozenset(_speech_of(game).get("once") or ())

@@ -1,8 +1,8 @@
 """What is said, written for the ear: cards, scans and table changes turned into utterances.
 
 The words are data (phrases.yaml, French and English); this module only assembles them. A card
-is spoken in two languages at once: its name and its own text in the card's language (VTES
-cards are English), the words around them (type, cost, "capacité") in the listener's language.
+is spoken in two languages at once: its name and its own text in the card's language (a game's
+``card_language``), the words around them (type, cost, "capacité") in the listener's language.
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from companion import registry
 from companion.cards.model import Card, localized
-from companion.speech.lexicon import data
+from companion.i18n.grammar import agree
+from companion.speech.lexicon import data, game_words
 from companion.speech.numbers import fraction_words, number_words, ordinal_words, signed_words
 
 LANGS = ("fr", "en")
@@ -53,7 +55,7 @@ _TIMES_X = re.compile(r"(?<![\w.])([+-]?)(\d+)X\b")
 _SIGNED = re.compile(r"(?<![\d\w.])([+-])(\d+|X)\b|(?<=[A-Za-z])([+-])(\d+|X)\b")
 _ORDINAL = re.compile(r"\b(\d+)(st|nd|rd|th|e|er|re|ère|ème)\b")
 _FRACTION = re.compile(r"(?<![\w/.])(\d+)\s?/\s?(\d+)(?![\w/])")  # "3/4": three of four
-_GROUP_MARK = re.compile(r"\s*\(G(\d{1,2})\)")  # a VTES vampire's group, "Anson (G1)"
+_GROUP_MARK = re.compile(r"\s*\(G(\d{1,2})\)")  # a vampire's group, "Anson (G1)"
 # French elision a spelled number asks for: "de un" → "d'un", "que une" → "qu'une".
 _NUMBER_ELISION = re.compile(r"\b([DdQq]u?e) (une?)\b")
 _NUMBER = re.compile(r"(?<![\d.,])\d+(?![\d])")
@@ -73,7 +75,7 @@ def _replacements(lang: str) -> tuple[tuple[re.Pattern[str], str], ...]:
 
 
 def _game_data(lang: str, game: str) -> dict[str, Any]:
-    return data(lang).get("games", {}).get(game, {}) or {}
+    return game_words(lang, game)
 
 
 def _named_icon(m: re.Match[str], game: str) -> str:
@@ -264,6 +266,11 @@ def _cost_word(lang: str, game: str, key: str) -> tuple[str, bool] | None:
     return (entry["name"], bool(entry.get("feminine"))) if entry else None
 
 
+def _counted(n: int, noun: str, lang: str) -> str:
+    """A counter's name (written plural, "runes") agreeing with its amount: "one rune"."""
+    return agree(f"{n} {noun}", lang).split(" ", 1)[1]
+
+
 def _feminine_nouns(lang: str, game: str) -> set[str]:
     counters = _game_data(lang, game).get("counters") or {}
     return {c["name"].casefold() for c in counters.values() if c.get("feminine")}
@@ -289,7 +296,7 @@ def _cost(card: Any, lang: str) -> str:
         # Known essences and resources are said in the listener's language.
         words = {k: _cost_word(lang, card.game, k) for k in structured}
         if all(words.values()) and all(str(v).isdigit() for v in structured.values()):
-            return _join([f"{number_words(int(v), lang, words[k][1])} {words[k][0]}"  # type: ignore[index]
+            return _join([f"{number_words(int(v), lang, words[k][1])} {_counted(int(v), words[k][0], lang)}"  # type: ignore[index]
                           for k, v in structured.items()], lang)
     # Other games print costs like "2 Or + 1 Vie": each amount agrees with its noun.
     feminine = _feminine_nouns(card.lang, card.game)
@@ -359,7 +366,7 @@ def card_speech(card: Any, verbosity: str = "normal", lang: str = "fr",
     verbosity = verbosity if verbosity in VERBOSITIES else "normal"
     card_lang = _lang(getattr(card, "lang", "fr"))
     phrases = data(lang)["card"]
-    # The name in the listener's language when the data has it (Ascension's names.en), in their voice.
+    # The name in the listener's language when the data has it (a card's names.en), in their voice.
     name_lang = lang if (getattr(card, "names", None) or {}).get(lang) else card_lang
     name, group = _spoken_name(card, name_lang)
     out: list[Utterance] = [Utterance(phrases["name"].format(name=for_the_ear(name, name_lang, card.game)), name_lang)]
@@ -394,7 +401,7 @@ def card_speech(card: Any, verbosity: str = "normal", lang: str = "fr",
 
 
 def _type_rules(card: Any, lang: str, game: Any) -> list[Utterance]:
-    """A card known only by its name and type (an ASTRAL starter card whose effect the player has
+    """A card known only by its name and type (a starter card whose effect the player has
     not entered yet): what its type's rules say, so that a scan still teaches something."""
     from companion.cards.explain import card_type
 
@@ -408,7 +415,7 @@ def _type_rules(card: Any, lang: str, game: Any) -> list[Utterance]:
 
 
 def _worth(card: Any, lang: str) -> list[Utterance]:
-    """What a game prints besides the cost and says nowhere else: an Ascension card's honor
+    """What a game prints besides the cost and says nowhere else: a card's honor
     points (a monster's reward is in its text) and its faction."""
     g = _game_data(lang, card.game)
     extra = getattr(card, "extra", {}) or {}
@@ -528,7 +535,7 @@ def _counter_entry(names: str | Mapping[str, str], lang: str, game: str) -> tupl
         return entry["name"], entry
     name = names.get(lang) or names.get("fr") or next(iter(names.values()), "")
     # A name given by the table engine still finds its gender and on/off phrases in the data.
-    games = [game] if game else list(data(lang).get("games", {}))
+    games = [game] if game else list(registry.ids())
     for g in games:
         for entry in (_game_data(lang, g).get("counters") or {}).values():
             if entry["name"].casefold() == name.casefold():
@@ -541,8 +548,8 @@ def change_speech(seat_name: str | None, counter_names: str | Mapping[str, str],
     """A change of the table, briefly: who, what, how much, the new value.
 
     ``counter_names`` is either the names by language (``{"fr": "réserve", "en": "pool"}``) or
-    a key into the phrase data, ``"game.counter"`` (``"vtes.pool"``), which also knows a
-    counter's gender and its on/off phrases (the VTES Edge). ``delta`` 0 announces a value set.
+    a key into the phrase data, ``"game.counter"`` (``"<game id>.pool"``), which also knows a
+    counter's gender and its on/off phrases (a mark taken and lost). ``delta`` 0 announces a value set.
     """
     lang = _lang(lang)
     phrases = data(lang)["change"]

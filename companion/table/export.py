@@ -15,7 +15,9 @@ def event_line(data: TableData, ev: Event, start: float, lang: str = "fr") -> st
     clock = time.strftime("%H:%M:%S", time.localtime(ev.ts))
     notes = [render(data, k, v, lang) for k, v in ev.payload.get("notes", [])]
     what = ev.payload.get("text") or ev.type
-    return f"{clock} (+{int(ev.ts - start)} s) [{ev.source}] #{ev.id} « {what} » : {' '.join(notes)}"
+    quoted = t("text.quoted", lang).format(text=what)
+    head = f"{clock} (+{int(ev.ts - start)} s) [{ev.source}] #{ev.id} {quoted}"
+    return t("text.label_value", lang).format(label=head, value=" ".join(notes))
 
 
 def export_text(journal: Journal, game_id: int, lang: str = "fr") -> str:

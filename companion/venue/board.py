@@ -14,6 +14,7 @@ import html
 import json
 import logging
 import re
+import ssl
 from importlib import resources
 from typing import Any
 
@@ -181,17 +182,19 @@ async def _drain(ws: web.WebSocketResponse) -> None:
 
 
 async def export(request: web.Request) -> web.Response:
-    """The event's exports for the organiser: standings.csv, archon.csv."""
-    from companion.venue.export import archon_csv, standings_csv
+    """The event's exports for the organiser: standings.csv, and archon.zip (the Archon files)."""
+    from companion.venue.export import archon_zip, standings_csv
 
     if not _authorised(request):
         return _json({"error": t("venue.board.token")}, 403)
-    makers = {"standings.csv": standings_csv, "archon.csv": archon_csv}
     name = request.match_info["name"]
-    if name not in makers:
-        raise web.HTTPNotFound()
-    return web.Response(text=makers[name](request.app[HUB_KEY].store), content_type="text/csv", charset="utf-8",
-                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    store = request.app[HUB_KEY].store
+    headers = {"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"}
+    if name == "standings.csv":
+        return web.Response(text=standings_csv(store), content_type="text/csv", charset="utf-8", headers=headers)
+    if name == "archon.zip":
+        return web.Response(body=archon_zip(store), content_type="application/zip", headers=headers)
+    raise web.HTTPNotFound()
 
 
 def make_app(hub: Hub) -> web.Application:
@@ -204,11 +207,24 @@ def make_app(hub: Hub) -> web.Application:
     return app
 
 
-async def serve(hub: Hub, host: str, port: int, started: asyncio.Future[int] | None = None) -> None:
-    """Serve the boards until cancelled; ``started`` gets the port (useful with port 0)."""
+def tls_context(cert: str | None, key: str | None) -> ssl.SSLContext:
+    """A server TLS context from a certificate and its key (both needed), as ``serve --cert`` makes
+    it (the front ends share no code: the venue keeps its own few lines)."""
+    if not cert or not key:
+        raise ValueError("--cert and --key go together")
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(cert, key)
+    return context
+
+
+async def serve(hub: Hub, host: str, port: int, started: asyncio.Future[int] | None = None,
+                ssl_context: ssl.SSLContext | None = None) -> None:
+    """Serve the boards until cancelled (over HTTPS with ``ssl_context``); ``started`` gets the port
+    (useful with port 0)."""
     runner = web.AppRunner(make_app(hub), access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, host, port)
+    site = web.TCPSite(runner, host, port, ssl_context=ssl_context)
     try:
         await site.start()
     except OSError as exc:

@@ -298,7 +298,9 @@ class EventStore:
                 and (r["round"] in finals) == final]
 
     def standings(self) -> list[scoring.Standing]:
-        return scoring.standings([p["name"] for p in self.players()], self.counted(), self.game)
+        finals = self.counted(final=True)
+        return scoring.standings([p["name"] for p in self.players()], self.counted(), self.game,
+                                 toss=self.get("toss") or {}, final=finals[-1] if finals else None)
 
     # -- judge calls and live tables --------------------------------------------------------
 

@@ -22,7 +22,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from companion.i18n import t
-from companion.venue import scoring, seating, topics
+from companion.venue import scoring, seating, tlspin, topics
 from companion.venue.event import EventStore
 
 log = logging.getLogger(__name__)
@@ -32,10 +32,14 @@ SESSION_EXPIRY = 7 * 24 * 3600  # the broker keeps the hub's queue a week
 
 class Hub:
     def __init__(self, store: EventStore, host: str, port: int, password: str, user: str = "hub",
-                 seat_iterations: int = 20000, clock: Callable[[], float] = time.time) -> None:
+                 seat_iterations: int = 20000, clock: Callable[[], float] = time.time, tls: bool = False,
+                 pin: str | None = None) -> None:
         self.store = store
         self.event = store.name
         self.host, self.port, self.user, self.password = host, port, user, password
+        # a broker the hub does not run, over TLS: with a pin, only that certificate is trusted
+        self.tls, self.pin = tls, pin
+        self.refused: str | None = None  # the broker's certificate was not the pinned one
         self.seat_iterations = seat_iterations
         self.clock = clock
         self.connected = False
@@ -57,6 +61,10 @@ class Hub:
         publish each table's seating. Returns the round and notes on pins."""
         notes: list[str] = []
         if final:
+            # ties left at the top five are drawn once, kept in the event: the seeds stand on a restart
+            self.store.put("toss", {})
+            if scoring.vekn(self.store.game):
+                self.store.put("toss", scoring.toss_for_final(self.store.standings()))
             tables = [scoring.finalists(self.store.standings())]
         else:
             active = [p for p in self.store.players(active_only=True)]
@@ -64,19 +72,41 @@ class Hub:
             if scoring.vekn(self.store.game):
                 previous = [self.store.seating(r["round"]) for r in self.store.rounds() if not r["final"]]
                 pins = {p["name"]: p["pinned"] for p in active if p["pinned"]}
-                tables, notes = seating.seat_round(previous, names, pins, self.seat_iterations)
+                if len(names) in seating.STAGGERED:
+                    tables = self._staggered(previous, names)
+                    notes = seating.apply_pins(tables, pins)
+                    seated = {p for table in tables for p in table}
+                    notes += [t("venue.seating.sits_out", name=n)
+                              for n in sorted(set(names) - seated, key=scoring.natural)]
+                else:
+                    tables, notes = seating.seat_round(previous, names, pins, self.seat_iterations)
             else:
                 from companion.table.data import load_table
 
                 data = load_table(self.store.game)
                 tables, out = league_tables(names, {p["name"]: p["pinned"] for p in active if p["pinned"]},
                                             data.seats_min, data.seats_max)
-                notes = [f"{name}: sits out this round" for name in out]
+                notes = [t("venue.seating.sits_out", name=name) for name in out]
         number = self.store.add_round(tables, final=final)
         for n in range(1, len(tables) + 1):
             self._mark(topics.hub_topic(self.event, "seating", n))
         self._notify({"type": "round", "round": number})
         return number, notes
+
+    def _staggered(self, previous: list[list[list[str]]], names: list[str]) -> list[list[str]]:
+        """The next round of the event's staggered plan; a new plan when there is none, when the
+        players changed (a drop, a late arrival) or when the last one is fully seated (a new cycle:
+        everyone plays as many games again). The plan is kept in the event, so a restarted hub
+        goes on with it."""
+        plan = self.store.get("stagger")
+        done = len(previous) - plan["start"] if plan else 0
+        if not plan or sorted(plan["players"]) != sorted(names) or done >= len(plan["rounds"]):
+            games = int(self.store.get("rounds", 2) or 2)
+            plan = {"players": sorted(names), "start": len(previous),
+                    "rounds": seating.plan_staggered(previous, names, games, self.seat_iterations)}
+            self.store.put("stagger", plan)
+            done = 0
+        return [list(table) for table in plan["rounds"][done]]
 
     def start_clock(self, minutes: float, round_no: int | None = None) -> None:
         current = self.store.current_round()
@@ -122,7 +152,7 @@ class Hub:
         return {"event": self.event, "game": self.store.game, "round": round_no,
                 "final": bool(current and current["final"]), "clock": self.clock_message(), "now": self.clock(),
                 "seating": self.store.seating(round_no) if round_no else [],
-                "standings": [dict(s.to_json(), rank=i + 1) for i, s in enumerate(self.store.standings())]}
+                "standings": _ranked(self.store.standings())}
 
     def organiser_view(self) -> dict[str, Any]:
         view = self.public_view()
@@ -213,6 +243,11 @@ class Hub:
                 pause = 0.2
             except aiomqtt.MqttError as exc:
                 log.info("venue hub: broker not reachable (%s)", exc)
+            except tlspin.PinMismatch:
+                self.refused = t("venue.tls.hub_wrong_pin", host=self.host)
+                log.warning("venue hub: %s", self.refused)
+            except (OSError, TimeoutError) as exc:
+                log.info("venue hub: broker not reachable over TLS (%s)", exc)
             self.connected = False
             self._notify({"type": "broker", "connected": False})
             if self._stopping:
@@ -227,10 +262,11 @@ class Hub:
     async def _serve(self, ready: asyncio.Event | None) -> None:
         props = Properties(PacketTypes.CONNECT)
         props.SessionExpiryInterval = SESSION_EXPIRY
+        context = await tlspin.context_for(self.host, self.port, self.pin) if self.tls else None
         client = aiomqtt.Client(self.host, self.port, username=self.user, password=self.password,
                                 identifier=f"tc-{topics.event_slug(self.event)}-hub",
                                 protocol=aiomqtt.ProtocolVersion.V5, clean_start=False, properties=props,
-                                keepalive=10, timeout=10)
+                                keepalive=10, timeout=10, tls_context=context)
         async with client:
             self.connected = True
             base = f"{topics.prefix(self.event)}/table/+/"
@@ -315,6 +351,11 @@ class Hub:
         else:
             self.duplicates += 1
         self._mark(topics.hub_topic(self.event, "ack", table_no))
+
+
+def _ranked(standings: list[scoring.Standing]) -> list[dict[str, Any]]:
+    # the games played: with staggered rounds, mid-cycle, not everyone has played as many
+    return [dict(s.to_json(), rank=r, games=s.games) for s, r in zip(standings, scoring.ranks(standings), strict=True)]
 
 
 def _slim(message: dict[str, Any] | None) -> dict[str, Any] | None:

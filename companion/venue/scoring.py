@@ -4,7 +4,14 @@ VTES, as the VEKN rules and Archon do it: a table's victory points must match a 
 order (each oust gives its predator 1 VP, the last one standing 1 VP, a withdrawal 1 VP to the one
 who leaves, and 0.5 VP to each survivor when time is called); the game win goes to the most VP,
 alone, with at least 2; tournament points by rank at the table. Standings rank by game wins, then
-VP, then TP. The numbers are data (``vtes.yaml``).
+VP, then TP; what is still tied at the top five is drawn (a toss). The numbers are data
+(``vtes.yaml``).
+
+Checked against the VEKN Tournament Rules (https://www.vekn.net/tournament-rules, sections 3.1,
+3.7.1 to 3.7.5), whose text the VEKN's own tool carries (github.com/vtes-biased/archon,
+``src/archon/templates/document/tournament-rules.html.j2``), and against that tool's code
+(``src/archon/scoring.py`` ``compute_table_scores``; ``src/archon/engine.py`` ``standings`` and
+``toss_for_finals``).
 
 Other games (a league night): points for a game played and a game won.
 """
@@ -12,6 +19,8 @@ Other games (a league night): points for a game played and a game won.
 from __future__ import annotations
 
 import functools
+import random
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -97,7 +106,7 @@ def possible_vps(size: int) -> set[tuple[float, ...]]:
 
 def check_vtes(vps: Sequence[float]) -> str | None:
     """None when these VP (in seat order) can happen at a table; else the message key of why not."""
-    if not 2 <= len(vps) <= 6:
+    if len(vps) not in params()["table_sizes"]:
         return "venue.check.size"
     if any(v < 0 or (v * 2) != int(v * 2) for v in vps):
         return "venue.check.values"
@@ -124,9 +133,23 @@ def game_winner(vps: Sequence[float]) -> int | None:
     return list(vps).index(best)
 
 
+def tp_by_rank(size: int) -> list[int]:
+    """The TP of each rank at a table of ``size``. VEKN rules 3.7.3: 60/48/36/24/12 at five; at four
+    the third rank is the "table bye", so 60/48/24/12. Other sizes (``check_vtes`` refuses their
+    results; kept for a caller that asks) as Archon's ``compute_table_scores`` does: 12 more per
+    rank above five players, the top of the four-player list below four."""
+    table = params()["tournament_points"]
+    if size in table:
+        return list(table[size])
+    if size > 5:
+        return [12 * (size - i) for i in range(size)]
+    return list(table[4][:size])
+
+
 def tournament_points(vps: Sequence[float]) -> list[float]:
-    """TP by rank at the table; tied players share the points of the ranks they cover."""
-    table = params()["tournament_points"].get(len(vps)) or params()["tournament_points"][5][:len(vps)]
+    """TP by rank at the table; tied players share (average) the points of the ranks they cover
+    (VEKN rules 3.7.3 and its examples in 3.7.4)."""
+    table = tp_by_rank(len(vps))
     ranked = sorted(range(len(vps)), key=lambda i: -vps[i])
     tps = [0.0] * len(vps)
     i = 0
@@ -151,6 +174,8 @@ class Standing:
     tp: float = 0.0
     games: int = 0
     rounds: list[int] = field(default_factory=list)
+    toss: int = 0  # drawn when ties are left at the top five (0: not drawn)
+    final: int = 0  # 2: won the final, 1: played it
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "gw": self.gw, "vp": self.vp, "tp": self.tp}
@@ -167,10 +192,19 @@ def vekn(game: str) -> bool:
         return False
 
 
-def standings(players: Iterable[str], results: Iterable[dict[str, Any]], game: str) -> list[Standing]:
-    """Everyone registered, best first: GW, then VP, then TP (VTES); points, then wins (league).
-    ``results``: each table's validated result, ``{"round", "players", "vp"}`` (VTES) or
-    ``{"round", "players", "winners"}``."""
+def natural(name: str) -> tuple[Any, ...]:
+    """A name's sort key with its numbers as numbers: 'Joueur 2' before 'Joueur 10'."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name.casefold()))
+
+
+def standings(players: Iterable[str], results: Iterable[dict[str, Any]], game: str,
+              toss: dict[str, int] | None = None, final: dict[str, Any] | None = None) -> list[Standing]:
+    """Everyone registered, best first: GW, then VP, then TP (VTES rules 3.1), then the toss drawn
+    for the final if there was one; points, then wins (league). Players still equal are listed by
+    name in natural order, and share their rank (``ranks``). ``results``: each table's validated
+    result, ``{"round", "players", "vp"}`` (VTES) or ``{"round", "players", "winners"}``. ``final``:
+    the final's result once counted (its players in seed order): its winner comes first, the other
+    finalists next (rules 3.7.5); GW, VP and TP stay the preliminary rounds' (rules 3.1)."""
     table = {name: Standing(name) for name in players}
     league = params()["league"]
     tournament = vekn(game)
@@ -195,10 +229,68 @@ def standings(players: Iterable[str], results: Iterable[dict[str, Any]], game: s
                 if name in winners:
                     s.gw += 1
                     s.tp += league["win"] / len(winners)
-    if tournament:
-        return sorted(table.values(), key=lambda s: (-s.gw, -s.vp, -s.tp, s.name.casefold()))
-    return sorted(table.values(), key=lambda s: (-s.tp, -s.gw, s.name.casefold()))
+    drawn = toss or {}
+    for s in table.values():
+        s.toss = int(drawn.get(s.name, 0))
+    if final and final.get("players"):
+        for name in final["players"]:
+            table.setdefault(name, Standing(name)).final = 1
+        table[final_winner(final, tournament)].final = 2
+    return sorted(table.values(), key=lambda s: (*_score(s, tournament), natural(s.name)))
+
+
+def _score(s: Standing, tournament: bool) -> tuple[float, ...]:
+    return (-s.final, -s.gw, -s.vp, -s.tp, s.toss) if tournament else (-s.final, -s.tp, -s.gw, s.toss)
+
+
+def final_winner(final: dict[str, Any], tournament: bool = True) -> str:
+    """Who won the final: the most VP in it, a tie going to the better seed (VEKN rules 3.7.5;
+    its players are in seed order); a league final: its first winner in seat order."""
+    players = list(final["players"])
+    if not tournament:
+        winners = [p for p in players if p in (final.get("winners") or [])]
+        return winners[0] if winners else players[0]
+    vps = [float(v) for v in final.get("vp") or [0] * len(players)]
+    return players[max(range(len(players)), key=lambda i: (vps[i], -i))]
+
+
+def ranks(ranked: Sequence[Standing]) -> list[int]:
+    """Each player's rank: players with the same score (and toss) share one, the next rank skips
+    them (1, 2, 2, 4), as Archon's standings show."""
+    out: list[int] = []
+    for i, s in enumerate(ranked):
+        if s.final:
+            out.append(3 - s.final)  # the final's winner 1, the other finalists tie for 2 (3.7.5)
+        elif i and not ranked[i - 1].final and _same(ranked[i - 1], s):
+            out.append(out[-1])
+        else:
+            out.append(i + 1)
+    return out
+
+
+def _same(a: Standing, b: Standing) -> bool:
+    return (a.gw, a.vp, a.tp, a.toss) == (b.gw, b.vp, b.tp, b.toss)
+
+
+def toss_for_final(ranked: Sequence[Standing], seed: int | None = None) -> dict[str, int]:
+    """VEKN rules 3.1: ties left for any of the top five ranks after GW, VP and TP are resolved by a
+    fair random method. Each tied group with a rank in the top five draws 1..n (as Archon's
+    ``toss_for_finals``); the organiser's hub keeps the draw, so the final's seeds stand."""
+    rng = random.Random(seed)
+    cut = int(params()["finalists"])
+    out: dict[str, int] = {}
+    at = ranks(ranked)
+    groups: dict[int, list[Standing]] = {}
+    for rank, s in zip(at, ranked, strict=True):
+        groups.setdefault(rank, []).append(s)
+    for rank, group in groups.items():
+        if rank > cut or len(group) < 2:
+            continue
+        draw = rng.sample(range(1, len(group) + 1), len(group))
+        out.update({s.name: d for s, d in zip(group, draw, strict=True)})
+    return out
 
 
 def finalists(ranked: Sequence[Standing]) -> list[str]:
+    """The top five in seed order (break their ties with ``toss_for_final`` first)."""
     return [s.name for s in ranked[: int(params()["finalists"])]]

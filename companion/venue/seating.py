@@ -2,6 +2,12 @@
 annealing; krcg 4.19 on Python 3.11 and krcg 5 on 3.12+ have the same ``Round``/``optimise``
 API), and the pins: a player who must sit at a given table (a reachable one, near the door).
 
+6, 7 or 11 players cannot sit at tables of 4 and 5: VEKN Tournament Rules 3.1.2 let some sit out
+each round, every player playing the same number of games (usually one less than the rounds).
+krcg plans that (``get_rounds``: who sits out which round, one more round than each one plays)
+and ``optimise`` seats the whole plan at once; ``plan_staggered`` returns it for the hub to seat
+round after round.
+
 Table numbers do not change a seating's score, so a pin is honoured by swapping whole tables;
 only when two pinned players land at the same table is one of them swapped with a player of the
 same seat position at their table, which the organiser sees in the returned notes.
@@ -13,7 +19,12 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from companion.i18n import t
+
 MAX_PASSES = 6
+
+
+STAGGERED = frozenset({6, 7, 11})
 
 
 def table_sizes(count: int) -> list[int]:
@@ -21,6 +32,26 @@ def table_sizes(count: int) -> list[int]:
     from krcg.seating import Round
 
     return [len(t) for t in Round.from_players(list(range(count)))]
+
+
+def plan_staggered(previous: Sequence[Sequence[Sequence[str]]], players: Sequence[str], games: int,
+                   iterations: int = 20000) -> list[list[list[str]]]:
+    """The staggered rounds of ``players`` (6, 7 or 11) so that each plays ``games`` games (2 or
+    more): krcg's plan of who sits out when, seated by its annealing over the whole plan with
+    ``previous`` rounds fixed. A list of rounds, each a list of tables (names in seat order)."""
+    from krcg.seating import Round, get_rounds, optimise
+
+    names = list(players)
+    random.shuffle(names)  # get_rounds sits out the first names first
+    plan = get_rounds(names, max(2, int(games)))
+    fixed = [Round([list(t) for t in r]) for r in previous if r]
+    rounds = fixed + plan
+    if iterations > 0:
+        for _ in range(MAX_PASSES):  # R1 is mandatory: go on from the best found until it holds
+            rounds, score = optimise(rounds, iterations, fixed=len(fixed))
+            if not score.rules[0]:
+                break
+    return [[list(t) for t in r] for r in rounds[len(fixed):]]
 
 
 def seat_round(previous: Sequence[Sequence[Sequence[str]]], players: Sequence[str],
@@ -58,7 +89,7 @@ def apply_pins(tables: list[list[Any]], pinned: dict[Any, int]) -> list[str]:
     for player, want in sorted(pinned.items(), key=lambda kv: kv[1]):
         k = want - 1
         if not 0 <= k < len(tables):
-            notes.append(f"{player}: table {want} does not exist this round")
+            notes.append(t("venue.seating.pin_missing", name=player, table=want))
             continue
         at = next((i for i, t in enumerate(tables) if player in t), None)
         if at is None or at == k:
@@ -72,8 +103,8 @@ def apply_pins(tables: list[list[Any]], pinned: dict[Any, int]) -> list[str]:
         swap = next((j for j in [min(seat, len(tables[k]) - 1), *range(len(tables[k]))]
                      if tables[k][j] not in pinned), None)
         if swap is None:
-            notes.append(f"{player}: table {want} is full of pinned players")
+            notes.append(t("venue.seating.pin_full", name=player, table=want))
             continue
         tables[at][seat], tables[k][swap] = tables[k][swap], tables[at][seat]
-        notes.append(f"{player}: swapped with {tables[at][seat]} to sit at table {want}")
+        notes.append(t("venue.seating.pin_swapped", name=player, other=tables[at][seat], table=want))
     return notes

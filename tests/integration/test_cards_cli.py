@@ -64,7 +64,7 @@ def test_add_refuses_bad_input_clearly(tmp_path: Path) -> None:
     home = tmp_path / "home"
     wrong_type = run("cards", "add", "--game", "rise", "--name", "X", "--type", "dragon-volant", "--text", "t",
                      home=home)
-    assert wrong_type.returncode == 2 and "unknown card type 'dragon-volant'" in wrong_type.stderr
+    assert wrong_type.returncode == 2 and "type de carte 'dragon-volant' inconnu" in wrong_type.stderr
     missing = run("cards", "add", "--game", "rise", "--name", "X", home=home, stdin="")
     assert missing.returncode == 2 and "type" in missing.stderr
     assert not (home / "data" / "cards" / "rise.yaml").exists()
@@ -99,7 +99,7 @@ def test_show_marks_superior_disciplines_and_names_types_costs_and_imbued_words(
     master = card_lines(library.lookup("Pentex™ Loves You!"), vtes, "fr")
     assert master[1] == "Type : Maître" and "Coût : 2 de réserve" in master
     assert card_lines(library.lookup("Absimiliard's Army"), vtes, "fr")[1] == "Type : Événement"
-    assert card_lines(library.lookup("Absimiliard's Army"), vtes, "en")[1] == "Type : Event"
+    assert card_lines(library.lookup("Absimiliard's Army"), vtes, "en")[1] == "Type: Event"
     imbued = card_lines(library.get("vtes:200102"), vtes, "fr")
     assert "Vie : 6" in imbued and "Credo : Martyr" in imbued and "Vertus : Martyre, Rédemption, Vision" in imbued
     assert not any(line.startswith(("Capacité", "Clan")) for line in imbued)

@@ -70,7 +70,7 @@ def test_synonyms_french_and_english(tmp_path: Path) -> None:
     assert "Au tour d'Ann : réserve trente." in said  # "fin de tour"
     assert any(x.startswith("Bob : réserve trente") for x in said)  # "place 2"
     assert any(x.startswith("Lancer de pièce") for x in said)  # "pile ou face"
-    assert any("évincé" in x for x in said)  # "exclure 3"
+    assert any("quitte la partie : évincement" in x for x in said)  # "exclure 3"
     assert said[-3] == said[-2]  # "again" says the last message again (then the goodbye at the end)
 
 

@@ -195,7 +195,7 @@ def test_a_whole_res_arcana_round_with_keys_only(app):
     assert "Ann passe." in said and "Contrôle de victoire." in said
     # victory check: nobody has ten points; a new round starts with Bob's tile
     said = app.press("numpadmul")
-    assert said[0] == "Contrôle de victoire : Ann zéro, Bob un."
+    assert said[0] == "Contrôle de victoire : Ann zéro point, Bob un point, tuile premier joueur comprise."
     assert said[1].startswith("Personne n'a dix points")
     assert "Manche deux : collecte. Bob a la tuile premier joueur." in said
     # a second round where Ann reaches ten points by a typed value, and wins at the check
@@ -210,7 +210,7 @@ def test_a_whole_res_arcana_round_with_keys_only(app):
     assert any(x.startswith("Partie terminée") and "Ann" in x for x in said)
     assert app.state["over"] and app.state["winner"] == [0]
     said = app.press("numpad3")
-    assert said[0] == "Partie terminée. Victoire : Ann."
+    assert said[0] == "Victoire : Ann."  # the end was said once: who won, not "Partie terminée" again
 
 
 def test_focus_order_is_predictable_and_spoken(app):

@@ -285,3 +285,33 @@ def test_no_game_is_said(tmp_path):
         assert [u.text for u in runtime.voice.speaker().backend.spoken] == ["No game running."] * 4
     finally:
         runtime.close()
+
+
+@pytest.mark.parametrize("game", ["ascension", "vtes", "res-arcana", "rise", "astral"])
+def test_the_arrows_visit_only_what_the_table_shows(tmp_path, game):
+    """Up and Down go through the counters the table screen draws for a seat (present.main and
+    present.small), Left and Right through the seats and the shared counters it draws; before,
+    Ascension's Up stopped on "honneur des cartes", which has no box (it is set from the seat's
+    menu at the end), and on the honor beyond the pool while it is not shown (zero)."""
+    from companion.table.present import table_view
+
+    rig = Rig(tmp_path, game, ["Ann", "Bob"])
+    try:
+        view = table_view(rig.session.game, "fr")
+        shown = [c.cid for c in view.seats[0].counters]
+        rig.press("1")  # the first seat chosen
+        visited = []
+        for _ in range(len(shown) + 2):
+            visited.append(rig.keys.cursor_target())
+            rig.press("up")
+        assert {cid for seat, cid in visited} == set(shown), (visited, shown)
+        assert all(seat == 0 for seat, cid in visited)
+        stops = []
+        for _ in range(len(view.seats) + 2):
+            rig.press("right")
+            stops.append(rig.keys.cursor_target())
+        shared = {cid for seat, cid in stops if seat is None}
+        assert shared <= {c.cid for c in view.shared}, (stops, view.shared)
+        assert bool(shared) == bool(view.shared)
+    finally:
+        rig.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -120,8 +121,9 @@ def test_organiser_board_shows_live_tables_and_judge_calls(browser, venue, tmp_p
             (2, [2.5, 1.0, 0.0, 0.0, 0.5], "override", "feuille de score")]
         expect(page.locator("#live tbody tr").nth(1)).to_contain_text("corrigé par l'organisateur (feuille de score)")
         with page.expect_download() as download:
-            page.get_by_role("link", name="Export Archon (CSV)").click()
-        assert "Round 1 VP" in download.value.path().read_text()
+            page.get_by_role("link", name="Export Archon (ZIP de CSV)").click()
+        with zipfile.ZipFile(download.value.path()) as archon:
+            assert archon.namelist() == ["Methuselahs.csv", "Round-1.csv"]
         # registering a player from the page
         page.get_by_role("textbox", name="Joueur", exact=True).fill("Nouvelle Joueuse")
         page.get_by_role("button", name="Inscrire").click()
@@ -157,3 +159,37 @@ def test_public_tv_page_reads_only_and_passes_axe(browser, venue, tmp_path):
         assert len(hub.hub.store.rounds()) == 1
     finally:
         context.close()
+
+
+def test_the_organiser_seats_a_staggered_round_and_reads_who_sits_out(browser, broker, tmp_path):  # noqa: F811
+    store = EventStore(tmp_path / "event.sqlite3", EVENT, "vtes")
+    for i in range(1, 8):
+        store.register(f"Joueur {i}")
+    port: dict[str, int] = {}
+
+    async def serve(hub: Hub) -> None:
+        started = asyncio.get_running_loop().create_future()
+        task = asyncio.create_task(board.serve(hub, "127.0.0.1", 0, started))
+        port["board"] = await started
+        await task
+
+    hub = HubThread(Hub(store, "127.0.0.1", broker.port, broker.credentials.hub, seat_iterations=300), serve).start()
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="fr")
+    page = context.new_page()
+    page.set_default_timeout(WAIT)
+    try:
+        wait_for(lambda: hub.hub.connected and "board" in port, what="hub and board up")
+        page.goto(f"http://127.0.0.1:{port['board']}/organiser?token={store.token}")
+        expect = playwright.expect
+        page.get_by_role("button", name="Placer le tour suivant").click()
+        expect(page.locator("#status")).to_contain_text("ne joue pas ce tour")
+        seated = {p for t in store.seating(1) for p in t}
+        out = {f"Joueur {i}" for i in range(1, 8)} - seated
+        assert len(seated) in (4, 5) and out
+        for name in out:
+            expect(page.locator("#status")).to_contain_text(f"{name} ne joue pas ce tour")
+        expect(page.locator("#seating li")).to_have_count(len(seated))
+    finally:
+        context.close()
+        hub.stop()
+        store.close()

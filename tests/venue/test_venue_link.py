@@ -232,3 +232,55 @@ def test_hostile_entries_do_not_stop_the_hub(tmp_path, broker, hub):  # noqa: F8
         assert hub.hub.store.acked(5) == 2 and hub.hub.store.results()[0]["status"] == "refused"
     finally:
         link.stop()
+
+
+def test_a_result_waits_for_the_players_word_at_the_end_and_a_contest_calls_the_organiser(
+        tmp_path, broker, hub):  # noqa: F811
+    """The game's end proposes its result (said once, with the game win) and keeps it pending for
+    the players' word; ``résultat non`` calls the organiser with the proposal, ``résultat`` asks
+    for it again and ``résultat ok`` sends it: one core for the console, the keys, the window and
+    the phones."""
+    for name in NAMES:
+        hub.hub.store.register(name)
+    round_no, _ = hub.call(hub.hub.seat_round)
+    seated = hub.hub.store.seating(round_no)
+    said: list[str] = []
+    link = _table(tmp_path, broker, 1, said, auto_start=True)
+    news: list = []
+    link.observers.subscribe("result", news.append)
+    try:
+        wait_for(lambda: link.session.seat_names == seated[0], what="the table started its seated game")
+        s = link.session
+        assert s.apply("oust 2").ok and link.pending_result() is None  # the game goes on: nothing to confirm
+        # asked before the end (time called, an agreement): it waits, until the game goes on
+        assert link.handle_words("résultat") and link.pending_result()["vp"][0] == 1.0 and news[-1] is not None
+        assert s.apply("pool 1 -1").ok
+        assert link.pending_result() is None and news[-1] is None
+        said.clear()
+        for line in ["oust 3", "oust 4", "oust 5"]:
+            assert s.apply(line).ok
+        pending = link.pending_result()
+        assert pending is not None and pending["vp"] == [5.0, 0.0, 0.0, 0.0, 0.0] and news[-1] == pending
+        winner = seated[0][0]
+        proposed = [x for x in said if x.startswith("Résultat proposé")]
+        assert proposed == [f"Résultat proposé : {winner} 5, {', '.join(f'{n} 0' for n in seated[0][1:])}. "
+                            f"Victoire : {winner}. Pour l'envoyer : « résultat ok » ; "
+                            "pour le contester : « résultat non »."]
+        view = link.result_view("fr")
+        assert view["rows"][0] == f"{winner} : 5 PV" and view["win"] == f"Victoire : {winner}."
+        # the players do not agree: the organiser is called with what the table proposed
+        assert link.handle_words("résultat non")
+        assert said[-1] == "Résultat contesté : l'organisateur est appelé à la table 1."
+        assert link.pending_result() is None and news[-1] is None
+        wait_for(lambda: len(hub.hub.store.judge_calls()) == 1, what="the contest reached the organiser")
+        call = hub.hub.store.judge_calls()[0]
+        assert call["why"].startswith(f"résultat contesté : {winner} 5") and call["result"]["vp"][0] == 5.0
+        assert hub.hub.store.results(round_no) == []
+        # talked over, asked again and confirmed: validated at the hub
+        assert link.handle_words("résultat")
+        assert link.pending_result() is not None and said[-1].startswith("Résultat proposé")
+        assert link.handle_words("résultat ok") and said[-1] == "Résultat envoyé à l'organisateur."
+        assert link.pending_result() is None and news[-1] is None
+        wait_for(lambda: [r["status"] for r in hub.hub.store.results(round_no)] == ["validated"], what="validated")
+    finally:
+        link.stop()

@@ -33,7 +33,9 @@ def test_simulate_command_prints_the_final_standings_last():
     # every table of every round counted once: 24 tables' TP (180 each) and at most 5 VP each
     assert sum(p["tp"] for p in players) == pytest.approx(24 * 180)
     assert sum(p["vp"] for p in players) <= 24 * 5
-    ranked = [(-p["gw"], -p["vp"], -p["tp"]) for p in players]
+    # the final's winner first, the other finalists next (VEKN rules 3.7.5), then GW, VP, TP
+    assert players[0]["name"] == last["final"][0]
+    ranked = [(-p["gw"], -p["vp"], -p["tp"]) for p in players[5:]]
     assert ranked == sorted(ranked)
 
 
@@ -56,10 +58,11 @@ def test_sixty_players_seated_played_validated_and_exported(tmp_path):
                     prey.add(pair)
         assert all(r["status"] == "validated" and scoring.check_vtes(r["vp"]) is None for r in store.results())
         assert len(store.results()) == 25
-        rows = list(csv.reader(io.StringIO(export.archon_csv(store))))
-        assert rows[0][:6] == export.ARCHON_COLUMNS and rows[0][6:] == [
-            "Round 1 table", "Round 1 VP", "Round 2 table", "Round 2 VP", "Final table", "Final VP"]
-        assert len(rows) == 61 and all(r[4].startswith("100") for r in rows[1:])
+        files = export.archon_files(store)
+        assert list(files) == ["Methuselahs.csv", "Round-1.csv", "Round-2.csv", "Finals.csv"]
+        rows = list(csv.reader(io.StringIO(files["Methuselahs.csv"])))
+        assert len(rows) == 60 and all(r[4].startswith("100") and len(r) == 7 for r in rows)
+        assert [len(list(csv.reader(io.StringIO(files[f"Round-{n}.csv"])))) for n in (1, 2)] == [60, 60]
         standings = list(csv.reader(io.StringIO(export.standings_csv(store))))
         assert standings[0] == ["rank", "name", "vekn", "gw", "vp", "tp", "games"]
         assert [r[1] for r in standings[1:6]] == scoring.finalists(store.standings())

@@ -17,6 +17,7 @@ from companion.table.model import Ctx, Intent
 from companion.table.rules.base import Rules
 
 ESSENCES = ("mort", "serenite", "vie", "vigueur", "or")
+LANGS = ("fr", "en")  # a note is kept without a language: its words are given in both
 
 
 class GameRules(Rules):
@@ -103,6 +104,11 @@ class GameRules(Rules):
         """Points printed on the components a seat placed or acquired through the table."""
         return sum(int(c.get("vp", 0)) for c in s["seats"][seat].get("comp", {}).values())
 
+    def _score_words(self, ctx: Ctx, seat: int, points: int, lang: str) -> str:
+        """One player's real total for the victory check, the tile named when it counts in it."""
+        said = t("table.res.score", lang, name=ctx.name(seat), points=points)
+        return t("table.res.score_tile", lang, score=said) if ctx.state["tile"] == seat else said
+
     def essence_score(self, s: dict[str, Any], seat: int) -> int:
         c = s["seats"][seat]["c"]
         return sum(c[e] for e in self.essences()) + c.get("or", 0)  # gold counts twice
@@ -111,14 +117,18 @@ class GameRules(Rules):
         s = ctx.state
         target = int(self.params.get("victory", 10))
         scores = [self.points(s, i) for i in range(len(s["seats"]))]
-        ctx.note("table.res.check", scores=", ".join(f"{x['name']} {v}" for x, v in zip(s["seats"], scores,
-                                                                                         strict=True)))
+        ctx.note("table.res.check", scores={
+            lang: ", ".join(self._score_words(ctx, i, v, lang) for i, v in enumerate(scores)) for lang in LANGS})
         if max(scores) >= target:
             best = max(scores)
             tied = [i for i, v in enumerate(scores) if v == best]
             if len(tied) > 1:
-                top = max(self.essence_score(s, i) for i in tied)
-                tied = [i for i in tied if self.essence_score(s, i) == top]
+                essences = {i: self.essence_score(s, i) for i in tied}
+                top = max(essences.values())
+                said = ", ".join(f"{ctx.name(i)} {essences[i]}" for i in sorted(tied, key=lambda i: -essences[i]))
+                tied = [i for i in tied if essences[i] == top]
+                ctx.note("table.res.tie_shared" if len(tied) > 1 else "table.res.tie_break", points=best,
+                         essences=said)
             self.finish(ctx, tied)
             return
         # No winner: everything is readied, the tile flips back, and its holder opens the round.
@@ -361,10 +371,13 @@ class GameRules(Rules):
             marks.append(t("table.res.mark.passed", lang))
         for comp, pile in s["seats"][seat]["on"].items():
             what = ", ".join(f"{k} {self.data.counter(e).name(lang)}" for e, k in pile.items())
-            marks.append(f"{comp} : {what}")
+            marks.append(t("text.label_value", lang).format(label=comp, value=what))
         if s["seats"][seat].get("comp"):
             marks.append(t("table.res.mark.components", lang, points=self.component_points(s, seat),
                            names=", ".join(c["name"] for c in s["seats"][seat]["comp"].values())))
+        total = self.points(s, seat)
+        if total != self.value(s, seat, "vp"):  # the counter alone is not the player's total
+            marks.append(t("table.res.mark.total", lang, points=total))
         return marks
 
     def seat_json(self, s: dict[str, Any], seat: int) -> dict[str, Any]:
@@ -385,7 +398,7 @@ class GameRules(Rules):
         out.append(("passed", t("table.res.mark.passed", lang)) if me["passed"] else ("", t("ui.res.not_passed", lang)))
         for comp, pile in me["on"].items():
             what = ", ".join(f"{k} {self.data.counter(e).name(lang)}" for e, k in pile.items())
-            out.append(("put", f"{comp} : {what}"))
+            out.append(("put", t("text.label_value", lang).format(label=comp, value=what)))
         return out
 
     def choices(self, s: dict[str, Any], seat: int, ask: str, lang: str) -> list[tuple[str, str]]:

@@ -83,7 +83,7 @@ class Rules:
         self.start_turn(ctx, first)
 
     def on_first_player(self, ctx: Ctx, first: int) -> None:
-        """Set-up that depends on who plays first (Rise's coins)."""
+        """Set-up that depends on who plays first (coins given by turn order)."""
 
     # -- seats and order ------------------------------------------------------------------
 
@@ -389,7 +389,7 @@ class Rules:
             if c.hidden:
                 continue
             v = s["seats"][seat]["c"][cid]
-            parts.append(f"{c.name(lang)} {'?' if v is None else v}")
+            parts.append(f"{c.name(lang)} {t('table.status.unset', lang) if v is None else v}")
         return ", ".join(parts)
 
     def held_marks(self, s: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -417,10 +417,12 @@ class Rules:
             if i == s["active"] and not s.get("over"):
                 marks.insert(0, t("table.mark.active", lang))
             extra = f" [{'; '.join(marks)}]" if marks else ""
-            lines.append(f"{i + 1}. {seat['name']} : {self.counter_text(s, i, lang)}{extra}")
+            # Filled by hand, not through t(): names and counters are not a sentence to agree.
+            lines.append(t("table.status.seat", lang).format(n=i + 1, name=seat["name"], marks=extra,
+                                                             counters=self.counter_text(s, i, lang)))
         shared = [f"{c.name(lang)} {s['shared'][cid]}" for cid, c in self.data.shared.items() if not c.hidden]
         if shared:
-            lines.append(f"{t('table.shared', lang)} : {', '.join(shared)}")
+            lines.append(t("table.status.shared", lang).format(counters=", ".join(shared)))
         return lines
 
     def summary(self, s: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:

@@ -64,7 +64,8 @@ def keywords_markup(card: Card, game: GameInfo | None, lang: str | None = None) 
     items = []
     for entry in entries:
         text = entry.text.get(lang) or entry.text.get("fr", "")
-        items.append(f"•  [b]{escape_markup(for_display(entry.name(lang)))}[/b] : {escape_markup(for_display(text))}")
+        items.append("•  " + t("text.label_value", lang).format(
+            label=f"[b]{escape_markup(for_display(entry.name(lang)))}[/b]", value=escape_markup(for_display(text))))
     return f"[b]{escape_markup(t('card.explained'))}[/b]\n" + "\n".join(items)
 
 
@@ -74,7 +75,7 @@ def scan_view(scan: Scan, game: GameInfo | None = None) -> CardView:
         where += " · " + t("ui.seat", seat=scan.seat)
     tag = t("card.tag", uid=scan.uid) if scan.uid else ""
     if scan.card is not None:
-        card = localized(scan.card, i18n.language())  # VTES: the official French text when there is one
+        card = localized(scan.card, i18n.language())  # the official translation when there is one
         rulings = ""
         if card.rulings:
             items = "\n".join(f"•  {escape_markup(for_display(r))}" for r in card.rulings)

@@ -41,7 +41,7 @@ class CardOverlay(Turned):
         self.title = Label(text=self.view.title, font_name=theme.font_name, font_size=size * 1.3, bold=True,
                            color=theme.accent, halign="center", valign="middle", size_hint_y=None,
                            height=size * 1.8, shorten=True, shorten_from="right")
-        fields = "   ".join(f"{label} : {value}" for label, value in self.view.fields)
+        fields = "   ".join(t("text.label_value").format(label=label, value=value) for label, value in self.view.fields)
         self.fields = Label(text=fields, font_name=theme.font_name, font_size=size * 0.8, color=theme.muted,
                             halign="center", valign="middle", size_hint_y=None, height=size * 1.2, shorten=True)
         self.text = Label(text=self.view.text, font_name=theme.font_name, font_size=size, color=theme.text,

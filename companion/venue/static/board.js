@@ -58,7 +58,8 @@
     }));
     fill(document.querySelector("#standings tbody"), (view.standings || []).map((s) => {
       const tr = el("tr");
-      tr.append(el("td", s.rank), el("th", s.name, { scope: "row" }), el("td", s.gw), el("td", num(s.vp)), el("td", num(s.tp)));
+      tr.append(el("td", s.rank), el("th", s.name, { scope: "row" }), el("td", s.gw), el("td", num(s.vp)), el("td", num(s.tp)),
+                el("td", s.games));
       return tr;
     }));
     if (organiser) renderOrganiser();
@@ -119,7 +120,9 @@
       api("/api/action", { action: "clock", minutes: Number(e.target.minutes.value) }).then(soon, (err) => say(err.message));
     });
     document.getElementById("stop-clock").addEventListener("click", () => api("/api/action", { action: "stop_clock" }).then(soon, (err) => say(err.message)));
-    document.getElementById("seat").addEventListener("click", () => api("/api/action", { action: "seat" }).then(soon, (err) => say(err.message)));
+    // the seating's notes (who sits out a staggered round, a pin that could not be kept whole)
+    document.getElementById("seat").addEventListener("click", () => api("/api/action", { action: "seat" })
+      .then((a) => { say((a.notes || []).join(" ; ")); soon(); }, (err) => say(err.message)));
     document.getElementById("final").addEventListener("click", () => api("/api/action", { action: "final" }).then(soon, (err) => say(err.message)));
     document.getElementById("print").addEventListener("click", () => window.print());
     document.getElementById("override").addEventListener("submit", (e) => {
