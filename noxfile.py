@@ -86,7 +86,7 @@ os.environ["PATH"] = os.pathsep.join([*(str(Path(exe).parent) for exe in FOUND.v
                                       os.environ.get("PATH", "")])
 
 
-@nox.session(python=PYTHONS or False)
+@nox.session(python=PYTHONS or False, allow_parallel=True)
 def matrix(session: nox.Session) -> None:
     """The representative part of the suite under one other Python."""
     if not PYTHONS:
@@ -100,5 +100,7 @@ def matrix(session: nox.Session) -> None:
         stamp.write_text(key)
     session.run("python", "-c", "import sys, krcg, importlib.metadata as m; "
                 "print(f'Python {sys.version.split()[0]}, krcg', m.version('krcg'))")
+    # One process per Python, no xdist workers: the Pythons run side by side (nox -j) and beside
+    # the main suite, which already keep the cores busy.
     session.run("python", "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-m", "not ui",
-                "-n", "auto", "--dist", "loadfile", *TESTS, *session.posargs)
+                *TESTS, *session.posargs)
