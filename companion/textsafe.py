@@ -66,7 +66,7 @@ _PATH = re.compile(r"(?<![\w:/.~-])(?:~?/|cardmap/)[^\s:]+")
 
 def short_path(path: str, most: int = 80) -> str:
     """``path`` in at most ``most`` characters: its start and its file name kept, the middle left
-    out ("/media/usb/…/res-arcana.yaml"), so that the sentence around it keeps its reason whole."""
+    out ("/media/usb/…/my-game.yaml"), so that the sentence around it keeps its reason whole."""
     if len(path) <= most:
         return path
     _head, _sep, name = path.rpartition("/")

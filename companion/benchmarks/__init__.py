@@ -92,3 +92,15 @@ def bench_load(runs: int = 20) -> dict[str, Any]:
         "budget_cold_ms": COLD_INDEX_MS,
         "ok": warm["p50_ms"] < WARM_LOAD_P50_MS and cold_ms < COLD_INDEX_MS,
     }
+
+
+def bench_compare() -> dict[str, Any]:
+    """``bench compare``: our card search against the one of a game's card source, by that game's
+    own code (its ``bench_compare`` hook, through the registry)."""
+    from companion import registry
+
+    for game in registry.builtin_ids():
+        compare = registry.hook(game, "bench_compare")
+        if compare is not None:
+            return compare()
+    return {"ok": False, "error": "no game's card source has a search of its own to compare with"}

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from companion import registry
+
 BUDGET_P95_MS = 20.0  # DESIGN.md: tag activated → card resolved, p95
 
 
@@ -94,9 +96,11 @@ def _uid(i: int, last: int) -> bytes:
     return bytes((0x04, 0xBE, 0x4C, i >> 8 & 0xFF, i & 0xFF, 0x00, last))
 
 
-def bench_scan_pn532(scans: int = 100, ref: str = "vtes:100845") -> dict[str, Any]:
+def bench_scan_pn532(scans: int = 100, ref: str | None = None) -> dict[str, Any]:
     """Through nfcpy's unmodified pn532 driver and the fake chip on a pty: the clock starts when
-    the chip selects the card (InListPassiveTarget answered with a target)."""
+    the chip selects the card (InListPassiveTarget answered with a target). ``ref``: the card
+    on the tag (default: the first shipped game's demo card)."""
+    ref = ref or registry.example_ref()
     from companion.readers.pn532_tty import Pn532TtyReader
 
     try:
@@ -110,8 +114,10 @@ def bench_scan_pn532(scans: int = 100, ref: str = "vtes:100845") -> dict[str, An
                         "NTAG213 through nfcpy's pn532 driver on a pty: card selected → card resolved")
 
 
-def bench_scan_udp(scans: int = 100, kind: str = "NTAG213", ref: str = "vtes:100845") -> dict[str, Any]:
-    """On nfcpy's udp radio and the NTAG21x emulator: the clock starts at the card's first select."""
+def bench_scan_udp(scans: int = 100, kind: str = "NTAG213", ref: str | None = None) -> dict[str, Any]:
+    """On nfcpy's udp radio and the NTAG21x emulator: the clock starts at the card's first select.
+    ``ref``: the card on the tag (default: the first shipped game's demo card)."""
+    ref = ref or registry.example_ref()
     from companion.readers.nfcpy_reader import NfcpyReader
 
     try:

@@ -14,7 +14,9 @@ from typing import Any
 BUDGET_P95 = 0.050  # DESIGN.md: card resolved → first audio sample, p95
 
 
-def bench_speech(runs: int = 30, ref: str = "vtes:100845") -> dict[str, Any]:
+def bench_speech(runs: int = 30, ref: str | None = None) -> dict[str, Any]:
+    """``ref``: the card spoken (default: the first shipped game's demo card)."""
+    from companion import registry
     from companion.cards.library import CardLibrary
     from companion.speech import VoiceSettings, card_speech, game_info
     from companion.speech.backends import EspeakBackend, SpeechError
@@ -23,6 +25,7 @@ def bench_speech(runs: int = 30, ref: str = "vtes:100845") -> dict[str, Any]:
         backend = EspeakBackend()
     except SpeechError as exc:
         return {"ok": False, "error": str(exc)}
+    ref = ref or registry.example_ref()
     library = CardLibrary()
     card = library.get(ref)
     if card is None:

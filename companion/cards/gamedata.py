@@ -219,13 +219,17 @@ def _messages(shown: str, top: Checker) -> dict[str, dict[str, str]]:
 
 def _speech(shown: str, top: Checker) -> dict[str, Any]:
     """``speech:``: the game's words for the ear, one tree per language (``fr``, ``en``, the
-    same keys in both), and ``once``: the keys of its notes said only once a game."""
+    same keys in both), ``once``: the keys of its notes said only once a game, ``changed``: those
+    said only when they differ from the last time for the same player (a draw of two cards each
+    turn), ``tells``: note → the value naming the seat whose following change it already says
+    (docs/speech.md); ``fr``/``en`` ``again``: a note's short form after its first time."""
     raw = top.get("speech", dict)
     if raw is None:
         return {}
     s = Checker(shown, raw, "speech")
-    s.only({"fr", "en", "once"})
-    out: dict[str, Any] = {"once": s.str_list("once")}
+    s.only({"fr", "en", "once", "changed", "tells"})
+    out: dict[str, Any] = {"once": s.str_list("once"), "changed": s.str_list("changed"),
+                           "tells": plain(s.get("tells", dict, default={}))}
     for lang in ("fr", "en"):
         out[lang] = plain(s.get(lang, dict, default={}))
     missing = set(out["fr"]) ^ set(out["en"])

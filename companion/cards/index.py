@@ -33,7 +33,7 @@ from companion.cards.model import Card
 from companion.i18n import add_messages, language
 
 log = logging.getLogger(__name__)
-FORMAT = 11  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
+FORMAT = 13  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
 
 
 def index_path() -> Path:

@@ -60,3 +60,16 @@ def game_words(lang: str, game: str) -> dict[str, Any]:
 def game_once(game: str) -> frozenset[str]:
     """The keys of a game's notes said once a game (a rule reminded each turn)."""
     return frozenset(_speech_of(game).get("once") or ())
+
+
+def game_changed(game: str) -> frozenset[str]:
+    """The keys of a game's notes said only when they differ from the last time for the same
+    player ("Ann pioche deux cartes." each turn: once, until the count changes)."""
+    return frozenset(_speech_of(game).get("changed") or ())
+
+
+def game_tells(game: str) -> dict[str, str]:
+    """A game's notes that already say the change of a counter that follows them, each with the
+    value that names whose ("SuperNova : le Navigateur d'Ann perd un point de vie.": ``name``;
+    "Ann saigne Bob de dix.": ``target``): that change is then said by its new value."""
+    return dict(_speech_of(game).get("tells") or {})

@@ -53,6 +53,12 @@ class Phase:
     id: str
     names: dict[str, str]
     reminder: dict[str, str]
+    # docs/speech.md, "nothing for a phase in which nothing can happen": ``said: with_turn`` is a
+    # phase a turn opens in that the turn's sentence stands for (its name is not said then);
+    # ``skip`` the conditions (as a seat action's ``when``, plus ``round``) under which ``next``
+    # passes over it without a word, nothing being possible in it for the seat whose turn it is.
+    said: str = ""
+    skip: dict[str, Any] = field(default_factory=dict)
 
     def name(self, lang: str = "fr") -> str:
         return self.names.get(lang) or self.names.get("fr") or self.id
@@ -208,8 +214,15 @@ def parse_table(doc: dict[str, Any], shown: str, effects: dict[str, Any] | None 
         if not isinstance(p, dict) or "id" not in p:
             raise fail(raw_phases, i, f"{where}.phases[{i}]", t("data.expected", shape=PHASE))
         names = _texts(p.get("names", p["id"]), fail, p, "names", f"{where}.phases[{i}].names")
+        said = p.get("said", "")
+        if said not in ("", "with_turn"):
+            raise fail(p, "said", f"{where}.phases[{i}].said", "expected with_turn (or nothing)")
+        skip = p.get("skip") or {}
+        if not isinstance(skip, dict):
+            raise fail(p, "skip", f"{where}.phases[{i}].skip", "expected conditions, e.g. {round: 1}")
         phases.append(Phase(str(p["id"]), names,
-                            _texts(p.get("reminder", ""), fail, p, "reminder", f"{where}.phases[{i}].reminder")))
+                            _texts(p.get("reminder", ""), fail, p, "reminder", f"{where}.phases[{i}].reminder"),
+                            said=str(said), skip=plain(skip)))
     if not phases:
         raise fail(table, "phases", f"{where}.phases", t("data.one_phase"))
     counters = _counters(table.get("counters"), "seat", fail, table, "counters", f"{where}.counters")

@@ -131,8 +131,8 @@ def _counter(rules: Any, s: dict[str, Any], seat: int, cid: str, lang: str, main
 
 def seat_counters(rules: Any) -> list[str]:
     """The counters a seat shows, in the order the table draws them: the main ones, then the
-    small ones. What the keys visit too: a counter with no box (Ascension's card honor, set from
-    the seat's menu at the end) is never a stop of the arrows."""
+    small ones. What the keys visit too: a counter with no box (points counted from the seat's cards
+    at the end, set from the seat's menu) is never a stop of the arrows."""
     main = rules.main_counters()
     return [*main, *(cid for cid in rules.small_counters() if cid not in main)]
 

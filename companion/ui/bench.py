@@ -70,7 +70,9 @@ def _child() -> int:
 
     Clock.schedule_interval(probe, 0.05)
     Clock.schedule_once(lambda _dt: App.get_running_app().stop(), 30)  # never hang a bench
-    run_app("sim:vtes:100845")
+    from companion import registry
+
+    run_app(f"sim:{registry.example_ref()}")
     print(json.dumps(report))
     return 0
 

@@ -28,6 +28,7 @@ from companion.venue.event import EventStore
 log = logging.getLogger(__name__)
 
 SESSION_EXPIRY = 7 * 24 * 3600  # the broker keeps the hub's queue a week
+RETRY = (0.2, 5.0)  # the pause before trying the broker again: the first, doubled up to the last (tests shorten it)
 
 
 class Hub:
@@ -57,29 +58,31 @@ class Hub:
     # -- the organiser's actions (call them on the hub's loop, or through ``call``) ----------
 
     def seat_round(self, final: bool = False) -> tuple[int, list[str]]:
-        """Seat the next round (krcg, VEKN rules; pins kept) or the final (top 5 in seed order);
-        publish each table's seating. Returns the round and notes on pins."""
+        """Seat the next round (the game's tournament seating, or a league night's; pins kept) or
+        the final (the top in seed order); publish each table's seating. Returns the round and
+        notes on pins."""
         notes: list[str] = []
+        tour = scoring.tournament(self.store.game)
         if final:
-            # ties left at the top five are drawn once, kept in the event: the seeds stand on a restart
+            # ties left at the top are drawn once, kept in the event: the seeds stand on a restart
             self.store.put("toss", {})
-            if scoring.vekn(self.store.game):
-                self.store.put("toss", scoring.toss_for_final(self.store.standings()))
-            tables = [scoring.finalists(self.store.standings())]
+            if tour is not None:
+                self.store.put("toss", scoring.toss_for_final(self.store.standings(), game=self.store.game))
+            tables = [scoring.finalists(self.store.standings(), self.store.game)]
         else:
             active = [p for p in self.store.players(active_only=True)]
             names = [p["name"] for p in active]
-            if scoring.vekn(self.store.game):
+            if tour is not None:
                 previous = [self.store.seating(r["round"]) for r in self.store.rounds() if not r["final"]]
                 pins = {p["name"]: p["pinned"] for p in active if p["pinned"]}
-                if len(names) in seating.STAGGERED:
-                    tables = self._staggered(previous, names)
+                if tour.staggered(len(names)):
+                    tables = self._staggered(previous, names, tour)
                     notes = seating.apply_pins(tables, pins)
                     seated = {p for table in tables for p in table}
                     notes += [t("venue.seating.sits_out", name=n)
                               for n in sorted(set(names) - seated, key=scoring.natural)]
                 else:
-                    tables, notes = seating.seat_round(previous, names, pins, self.seat_iterations)
+                    tables, notes = seating.seat_round(tour, previous, names, pins, self.seat_iterations)
             else:
                 from companion.table.data import load_table
 
@@ -93,7 +96,7 @@ class Hub:
         self._notify({"type": "round", "round": number})
         return number, notes
 
-    def _staggered(self, previous: list[list[list[str]]], names: list[str]) -> list[list[str]]:
+    def _staggered(self, previous: list[list[list[str]]], names: list[str], tour: Any) -> list[list[str]]:
         """The next round of the event's staggered plan; a new plan when there is none, when the
         players changed (a drop, a late arrival) or when the last one is fully seated (a new cycle:
         everyone plays as many games again). The plan is kept in the event, so a restarted hub
@@ -103,7 +106,7 @@ class Hub:
         if not plan or sorted(plan["players"]) != sorted(names) or done >= len(plan["rounds"]):
             games = int(self.store.get("rounds", 2) or 2)
             plan = {"players": sorted(names), "start": len(previous),
-                    "rounds": seating.plan_staggered(previous, names, games, self.seat_iterations)}
+                    "rounds": tour.plan_staggered(previous, names, games, self.seat_iterations)}
             self.store.put("stagger", plan)
             done = 0
         return [list(table) for table in plan["rounds"][done]]
@@ -236,11 +239,11 @@ class Hub:
         """Connect, serve, reconnect, until ``stop``."""
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
-        pause = 0.2
+        pause = RETRY[0]
         while not self._stopping:
             try:
                 await self._serve(ready)
-                pause = 0.2
+                pause = RETRY[0]
             except aiomqtt.MqttError as exc:
                 log.info("venue hub: broker not reachable (%s)", exc)
             except tlspin.PinMismatch:
@@ -257,7 +260,7 @@ class Hub:
                 await asyncio.wait_for(self._wake.wait(), pause)
             except TimeoutError:
                 pass
-            pause = min(pause * 2, 5.0)
+            pause = min(pause * 2, RETRY[1])
 
     async def _serve(self, ready: asyncio.Event | None) -> None:
         props = Properties(PacketTypes.CONNECT)

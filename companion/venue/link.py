@@ -43,6 +43,10 @@ log = logging.getLogger(__name__)
 RESEND_AFTER = 5.0  # seconds an entry waits for the hub's ack before it is sent again
 KEEPALIVE = 5  # seconds: the broker says a vanished table is offline within 1.5 of these
 LOG_LINES = 6  # the last journal lines a judge sees with a call
+# The pause before trying the broker again: the first, then doubled up to the last. The tests
+# shorten these (and the clock's tick) to spend less time waiting; what happens is the same.
+RETRY = (0.2, 5.0)
+TICK = 0.5  # seconds between two looks at the round clock
 
 
 @functools.cache
@@ -243,10 +247,7 @@ class TableLink:
             return None
         if time_called is None:
             time_called = self.time_called()
-        if scoring.vekn(game.data.id):
-            body = scoring.propose_vtes(game.state, game.events(), time_called)
-        else:
-            body = scoring.propose_league(game.state)
+        body = scoring.propose(game.data.id, game.state, game.events(), time_called)
         body.update(round=self._round(), game_id=game.id, game=game.data.id)
         return body
 
@@ -363,7 +364,7 @@ class TableLink:
         return t("venue.result.winner", lang, winners=", ".join(body["winners"]) or "—")
 
     def win_text(self, body: dict[str, Any], lang: str | None = None) -> str:
-        winner = scoring.game_winner([float(v) for v in body.get("vp", [])])
+        winner = scoring.game_winner(body.get("game", ""), [float(v) for v in body.get("vp", [])])
         if winner is None:
             return t("venue.result.no_win", lang)
         return t("venue.result.win", lang, name=body["players"][winner])
@@ -390,7 +391,7 @@ class TableLink:
             return t("venue.result.no_game", lang)
         if "vp" in body:
             parts = [f"{n} {_num(v)}" for n, v in zip(body["players"], body["vp"], strict=False)]
-            text = f"{t('venue.result.vtes', lang, scores=', '.join(parts))} {self.win_text(body, lang)}"
+            text = f"{t('venue.result.scores', lang, scores=', '.join(parts))} {self.win_text(body, lang)}"
         else:
             text = t("venue.result.league", lang, winners=", ".join(body["winners"]) or "—")
         return f"{text} {t(hint or self.hint(), lang)}"
@@ -461,7 +462,7 @@ class TableLink:
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         ticker = asyncio.create_task(self._ticker())
-        pause = 0.2
+        pause = RETRY[0]
         try:
             while not self._stop.is_set():
                 before = self.connections
@@ -480,9 +481,9 @@ class TableLink:
                 if self._stop.is_set():
                     break
                 if self.connections > before:
-                    pause = 0.2  # it was connected: a cut, not a broker that is gone, so try again soon
+                    pause = RETRY[0]  # it was connected: a cut, not a broker that is gone, so try again soon
                 await self._sleep(pause)
-                pause = min(pause * 2, 5.0)
+                pause = min(pause * 2, RETRY[1])
         finally:
             ticker.cancel()
 
@@ -500,7 +501,7 @@ class TableLink:
                 self.clock_tick()
             except Exception:
                 log.exception("venue: clock")
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(TICK)
 
     async def _tls_context(self) -> ssl.SSLContext | None:
         """The TLS context of this connection, None in clear (the pin checked first: tlspin)."""

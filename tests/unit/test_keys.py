@@ -215,13 +215,13 @@ def test_keypad_prefix_seat_value_entry_and_undo(vtes):
     said = vtes.press("numpad2")
     assert said.startswith("Bob : réserve trente, points de victoire zéro")
     assert vtes.session.selected_seat == 1
-    assert vtes.press("numpadsubstract") == "Bob, réserve, moins un, reste vingt-neuf."
+    assert vtes.press("numpadsubstract") == "Bob, vingt-neuf."  # the seat just chosen: its new value
     assert game.state["seats"][1]["c"]["pool"] == 29
     said = vtes.press("numpadenter")
     assert said == "Bob, réserve : tapez la valeur, puis Entrée."
     assert vtes.press("numpad2", "numpad5") == "2 | 5"
     assert game.state["seats"][1]["c"]["pool"] == 29  # nothing moves before Enter
-    assert vtes.press("numpadenter") == "Bob, réserve, moins quatre, reste vingt-cinq."
+    assert vtes.press("numpadenter") == "Bob, vingt-cinq."
     assert vtes.press("numpad7") == "Annulé. Bob, réserve, plus quatre, total vingt-neuf."
     assert vtes.press("numpad9") == "Rétabli. Bob, réserve, moins quatre, reste vingt-cinq."
     # a value typed with a sign is a change, not a new total; Escape or the keypad dot cancels
@@ -240,7 +240,7 @@ def test_refusals_are_spoken_as_errors(vtes):
 
     vtes.press("numpaddivide", "numpad3")  # seat 3, pool 30
     said = vtes.press("numpadenter", "4", "0", "enter")
-    assert said.endswith("Cy, réserve, plus dix, total quarante.")
+    assert said.endswith("Cy, quarante.")
     said = vtes.press("numpaddivide", "numpad9")
     assert said.startswith("Choix") and ("pile" in said or "face" in said)
     # seat 4 does not exist at a table of three: said, and nothing changes

@@ -1,14 +1,15 @@
 """Shared pieces of the venue tests: a real Mosquitto on a free loopback port, with password and
-ACL files written in a temporary folder, stopped by its PID."""
+ACL files written in a temporary folder, stopped by its PID (one per test module, an event per
+test: the fixtures are in conftest.py), the waits, a flaky network."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from companion.venue import topics
 from companion.venue.broker import Broker, BrokerMissing, find_mosquitto
 
 EVENT = "test-night"
@@ -26,14 +27,48 @@ def _have_mosquitto() -> bool:
 needs_mosquitto = pytest.mark.skipif(not _have_mosquitto(), reason="Debian package mosquitto not installed")
 
 
-@pytest.fixture
-def broker(tmp_path) -> Iterator[Broker]:
-    b = Broker(tmp_path / "broker", EVENT, tables=12)
-    b.start()
-    try:
-        yield b
-    finally:
-        b.stop()
+class EventsBroker(Broker):
+    """One Mosquitto for a whole test module, its ACL written for many events (each event's own
+    rules, as the product writes them): each test plays an event of its own on it, so nothing a
+    test leaves (retained messages, queued sessions) reaches the next, and the module starts one
+    broker instead of one per test."""
+
+    def __init__(self, folder: Path, events: list[str], **kw) -> None:
+        self.events = events
+        self.unused = iter(events)
+        super().__init__(folder, events[0], **kw)
+
+    def write_files(self) -> None:
+        super().write_files()
+        (self.folder / "acl").write_text("\n".join(topics.acl(e, self.tables) for e in self.events), encoding="utf-8")
+
+    def next_event(self) -> EventOn:
+        event = next(self.unused, None)
+        assert event is not None, "more tests than events on this module's broker: raise EVENTS_PER_MODULE"
+        return EventOn(self, event)
+
+
+class EventOn(Broker):
+    """A test's event on its module's broker: the broker's port, users and files, the test's event.
+    Stopping or starting it is refused: a test about that asks for a broker of its own."""
+
+    def __init__(self, shared: Broker, event: str) -> None:  # no Broker.__init__: nothing to start
+        self.__dict__.update(shared.__dict__)
+        self.event = event
+        self.proc = None
+        self.adopted = None
+
+    def start(self, *args, **kwargs):  # type: ignore[override]
+        raise AssertionError("this broker is the module's: a test that stops or starts one asks for own_broker")
+
+    stop = reload = start_or_adopt = start  # type: ignore[assignment]
+
+
+EVENTS_PER_MODULE = 64
+
+
+def module_events(name: str = EVENT) -> list[str]:
+    return [f"{name}-{i}" for i in range(1, EVENTS_PER_MODULE + 1)]
 
 
 def run(coro, timeout: float = 60.0):
@@ -41,18 +76,23 @@ def run(coro, timeout: float = 60.0):
     return asyncio.run(asyncio.wait_for(coro, timeout))
 
 
-def wait_for(check, timeout: float = 30.0, what: str = "") -> None:
-    """Poll until ``check()`` is true (the network is asynchronous); fail with ``what`` after ``timeout``."""
+def wait_for(check, timeout: float = 30.0, what: str = "", every: float = 0.05) -> None:
+    """Poll until ``check()`` is true (the network is asynchronous); fail with ``what`` after ``timeout``.
+    The first looks come soon after one another and then spread out to one every ``every`` seconds:
+    a check that asks a child process over HTTP costs both sides CPU, so those pass a larger
+    ``every`` (it is how often to look, never a limit on how long things may take)."""
     import time
 
     deadline = time.monotonic() + timeout
+    pause = 0.01
     while time.monotonic() < deadline:
         try:
             if check():
                 return
         except (KeyError, TypeError, IndexError):
             pass  # what it looks at has not arrived yet
-        time.sleep(0.05)
+        time.sleep(pause)
+        pause = min(pause * 1.5, every)
     raise AssertionError(f"timed out waiting for {(what() if callable(what) else what) or check}")
 
 

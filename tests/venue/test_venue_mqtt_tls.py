@@ -26,7 +26,7 @@ from companion.venue.event import EventStore
 from companion.venue.hub import Hub
 from companion.venue.link import TableLink, VenueAddress
 from companion.venue.runner import HubThread
-from tests.venue.helpers import EVENT, ROOT, needs_mosquitto, run, wait_for
+from tests.venue.helpers import EVENT, ROOT, EventsBroker, module_events, needs_mosquitto, run, wait_for
 
 trustme = pytest.importorskip("trustme")
 
@@ -46,8 +46,26 @@ def _cert(tmp_path, name: str = "hub") -> tuple[str, str]:
     return str(cert_file), str(key_file)
 
 
+@pytest.fixture(scope="module")
+def module_tls_broker(module_folder):
+    """The module's TLS Mosquitto; each test that asks for ``tls_broker`` has an event of its own on it."""
+    folder = module_folder
+    b = EventsBroker(folder / "broker", module_events(), tables=4, host=ROOM, tls=_cert(folder))
+    b.start()
+    try:
+        yield b
+    finally:
+        b.stop()
+
+
 @pytest.fixture
-def tls_broker(tmp_path):
+def tls_broker(module_tls_broker):
+    return module_tls_broker.next_event()
+
+
+@pytest.fixture
+def own_tls_broker(tmp_path):
+    """A TLS Mosquitto for this test alone (it is stopped and taken over)."""
     b = Broker(tmp_path / "broker", EVENT, tables=4, host=ROOM, tls=_cert(tmp_path))
     b.start()
     try:
@@ -58,7 +76,7 @@ def tls_broker(tmp_path):
 
 @pytest.fixture
 def hub(tmp_path, tls_broker):
-    store = EventStore(tmp_path / "event.sqlite3", EVENT, "vtes")
+    store = EventStore(tmp_path / "event.sqlite3", tls_broker.event, "vtes")
     h = HubThread(Hub(store, "127.0.0.1", tls_broker.local_port, tls_broker.credentials.hub,
                       seat_iterations=200)).start()
     wait_for(lambda: h.hub.connected, what="the hub connected on its loopback listener")
@@ -140,12 +158,36 @@ def test_plain_mqtt_from_the_room_gets_nothing(tls_broker):
         async with aiomqtt.Client(host, port, username="table-1", password=password, timeout=5):
             pass
 
-    with pytest.raises(aiomqtt.MqttError):  # MQTT in clear on the TLS listener: no CONNACK
-        run(plain(ROOM, tls_broker.port))
+    # MQTT in clear on the TLS listener: the broker closes the connection without a CONNACK. Read on
+    # a bare socket until it closes (an MQTT client only notices when its own timeout runs out).
+    answer = _plain_connect(ROOM, tls_broker.port, password)
+    assert not answer.startswith(b"\x20"), answer  # 0x20: a CONNACK
     with pytest.raises(aiomqtt.MqttError):  # the hub's plain listener is not on the room's address
         run(plain(ROOM, tls_broker.local_port))
     with pytest.raises(aiomqtt.MqttError):  # TLS without trusting the certificate: refused
         run(_tls_client(ROOM, tls_broker.port, password, ssl.create_default_context()))
+
+
+def _plain_connect(host: str, port: int, password: str) -> bytes:
+    """Send an MQTT 3.1.1 CONNECT for table-1 in clear and return every byte the server sends
+    back before it closes the connection."""
+    import socket
+
+    def text(value: str) -> bytes:
+        data = value.encode()
+        return len(data).to_bytes(2, "big") + data
+
+    body = text("MQTT") + bytes([4, 0xC2]) + (60).to_bytes(2, "big") + text("") + text("table-1") + text(password)
+    packet = bytes([0x10, len(body)]) + body  # the body is under 128 bytes: one length byte
+    answer = b""
+    with socket.create_connection((host, port), timeout=30) as sock:
+        sock.sendall(packet)
+        try:
+            while chunk := sock.recv(4096):
+                answer += chunk
+        except ConnectionResetError:
+            pass  # the broker's way of closing on this listener
+    return answer
 
 
 async def _tls_client(host: str, port: int, password: str, context: ssl.SSLContext) -> None:
@@ -189,8 +231,9 @@ def test_the_venue_command_runs_its_mosquitto_over_tls(tmp_path):
             with urllib.request.urlopen(f"{base}/api/organiser?token={token}", timeout=30, context=trusted) as r:
                 return json.loads(r.read())
 
-        wait_for(lambda: [c["table"] for c in organiser()["judge_calls"]] == [1], what="the judge call over TLS")
-        wait_for(lambda: organiser()["tables"][0]["acked"] >= 3, what="the table's entries acknowledged")
+        wait_for(lambda: [c["table"] for c in organiser()["judge_calls"]] == [1], what="the judge call over TLS",
+                 every=0.25)  # each look is an HTTPS request to the hub
+        wait_for(lambda: organiser()["tables"][0]["acked"] >= 3, what="the table's entries acknowledged", every=0.25)
         # table 2 given a pin that is not the hub's: the console says so and plays on, offline
         wrong = info["tables"][1]["url"].replace(pin, tlspin.file_fingerprint(_cert(tmp_path, "other")[0]))
         console = subprocess.Popen([sys.executable, "-m", "companion", "console", "--reader", "sim", "--game", "vtes",
@@ -236,7 +279,8 @@ def test_joining_from_the_window_with_a_wrong_pin_says_why_and_stays_unjoined(tm
         runtime.close()
 
 
-def test_a_hub_started_again_takes_over_its_tls_broker_and_its_loopback_port(tmp_path, tls_broker):
+def test_a_hub_started_again_takes_over_its_tls_broker_and_its_loopback_port(tmp_path, own_tls_broker):
+    tls_broker = own_tls_broker
     again = Broker(tls_broker.folder, EVENT, tables=4, port=tls_broker.port, host=ROOM, tls=tls_broker.tls)
     assert again.adopt() and again.local_port == tls_broker.local_port  # the hub finds its listener
     # started again without a certificate: the TLS broker is stopped, not taken over in clear
@@ -268,7 +312,7 @@ def test_a_self_signed_certificate_works_with_its_pin(tmp_path):
 
 def test_a_hub_on_a_broker_it_does_not_run_connects_over_tls_with_the_pin(tmp_path, tls_broker):
     other = tlspin.file_fingerprint(_cert(tmp_path, "other")[0])
-    stores = [EventStore(tmp_path / f"e{i}.sqlite3", EVENT, "vtes") for i in (1, 2)]
+    stores = [EventStore(tmp_path / f"e{i}.sqlite3", tls_broker.event, "vtes") for i in (1, 2)]
     good = HubThread(Hub(stores[0], ROOM, tls_broker.port, tls_broker.credentials.hub, tls=True,
                          pin=tls_broker.pin)).start()
     bad = HubThread(Hub(stores[1], ROOM, tls_broker.port, tls_broker.credentials.hub, tls=True, pin=other)).start()
@@ -282,7 +326,8 @@ def test_a_hub_on_a_broker_it_does_not_run_connects_over_tls_with_the_pin(tmp_pa
             store.close()
     env = dict(os.environ, PYTHONPATH=str(ROOT), COMPANION_LANG="fr")
     url = f"mqtts://hub:{tls_broker.credentials.hub}@{ROOM}:{tls_broker.port}?pin={other}"
-    done = subprocess.run([sys.executable, "-m", "companion", "venue", "--event", EVENT, "--broker", url, "--port", "0",
-                           "--folder", str(tmp_path / "event")], capture_output=True, text=True, timeout=60, env=env)
+    done = subprocess.run([sys.executable, "-m", "companion", "venue", "--event", tls_broker.event, "--broker", url,
+                           "--port", "0", "--folder", str(tmp_path / "event")],
+                          capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"Le serveur MQTT {ROOM} ne présente pas le certificat attendu" in done.stderr

@@ -17,7 +17,7 @@ from companion.venue.join import attach
 from companion.venue.link import VenueAddress
 from companion.venue.runner import HubThread
 from companion.web.server import PhoneServer
-from tests.venue.helpers import EVENT, broker, needs_mosquitto, wait_for  # noqa: F401
+from tests.venue.helpers import needs_mosquitto, wait_for
 from tests.web_helpers import CHROMIUM, chromium
 
 WAIT = 15_000  # ms, for any one thing the page must show
@@ -32,10 +32,10 @@ def browser():
     yield from chromium()
 
 
-def test_a_phone_confirms_the_tables_result_and_the_hub_validates_it(browser, tmp_path, broker):  # noqa: F811
+def test_a_phone_confirms_the_tables_result_and_the_hub_validates_it(browser, tmp_path, broker):
     from playwright.sync_api import expect
 
-    store = EventStore(tmp_path / "event.sqlite3", EVENT, "vtes")
+    store = EventStore(tmp_path / "event.sqlite3", broker.event, "vtes")
     for i in range(1, 11):
         store.register(f"P{i:02d}")
     hub = HubThread(Hub(store, "127.0.0.1", broker.port, broker.credentials.hub, seat_iterations=300)).start()
@@ -45,7 +45,7 @@ def test_a_phone_confirms_the_tables_result_and_the_hub_validates_it(browser, tm
         wait_for(lambda: hub.hub.connected, what="the hub connected")
         round_no, _ = hub.call(hub.hub.seat_round)
         players = store.seating(round_no)[0]
-        attach(runtime, VenueAddress("127.0.0.1", broker.port, EVENT, 1, broker.credentials.tables[1]))
+        attach(runtime, VenueAddress("127.0.0.1", broker.port, broker.event, 1, broker.credentials.tables[1]))
         wait_for(lambda: runtime.session.seat_names == players, what="the table started its seated game")
         server = PhoneServer(runtime, port=0)
         server.start()
