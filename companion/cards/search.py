@@ -181,7 +181,7 @@ class DocIndex(Generic[T]):
     when the index is built, its documents in the order a one-word query for it ranks them, with
     their scores. The usual query, a name or the start of one, is then one lookup and a slice;
     only a query with several words, or a word the cards do not have (a typo), is scored per
-    query. Without it (a game's rules, built at each question), every query is scored."""
+    query. Without it (a game's rules: few documents, kept by companion.cards.rules), every query is scored."""
 
     def __init__(self, docs: Iterable[Doc[T]] = (), *, state: dict[str, Any] | None = None,
                  items: Sequence[T] | None = None, ranked: bool = False) -> None:

@@ -12,6 +12,7 @@ uses an alias.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,14 @@ try:  # the C loader is an order of magnitude faster on the big files
     _Loader: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Loader = yaml.SafeLoader
+
+
+def file_identity(path: Path) -> tuple[int, int, int]:
+    """What tells a data file changed since it was read, for one stat: its modification time,
+    size and inode (an editor that saves by renaming a new file over the old one changes the
+    inode, possibly nothing else). Raises ``OSError`` when the file cannot be reached."""
+    st = os.stat(path)
+    return st.st_mtime_ns, st.st_size, st.st_ino
 
 
 # The largest shipped file is about 110 KB; a user's card file is far smaller.

@@ -187,6 +187,11 @@ class Runtime:
                 self.library.load(game)
             # The search index too (2-3 s for the largest game): never on a player's time, at the first card named.
             self.library.prepare_search()
+            # And the words of speech: the first card laid is said without reading them first.
+            from companion.speech.phrases import prepare
+
+            prepare()
+            _give_back_freed_memory()
             errors = {g: _one_line(e) for g, e in self.library.errors().items()}
         except Exception as exc:  # the companion stays useful: tags are then reported as unknown
             log.exception("loading the cards failed")
@@ -321,3 +326,21 @@ def _one_line(errors: object) -> str:
     if isinstance(errors, list | tuple):
         return "; ".join(str(e) for e in errors)
     return str(errors)
+
+
+def _give_back_freed_memory() -> None:
+    """Reading the card index and the search index decodes megabytes of JSON, freed once the
+    cards and the search are built; glibc keeps freed pages in the process until asked
+    (malloc_trim), and a Raspberry Pi's memory is small: asked once, after loading, on Linux."""
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        trim = getattr(ctypes.CDLL(None), "malloc_trim", None)  # None: not glibc (musl)
+    except OSError:
+        return
+    if trim is not None:
+        trim(0)

@@ -16,7 +16,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -219,8 +219,10 @@ class EspeakBackend(ProcessBackend):
         if code != 0 or not path.exists() or path.stat().st_size <= 44:
             raise SpeechError(f"espeak-ng could not write {path}: {err.strip() or f'exit status {code}'}")
 
-    def first_audio_seconds(self, utterance: Utterance, settings: VoiceSettings) -> float:
-        """Time from starting the engine to its first audio samples (for ``bench speech``)."""
+    def first_audio_seconds(self, utterance: Utterance, settings: VoiceSettings,
+                            at_first_audio: Callable[[int], None] | None = None) -> float:
+        """Time from starting the engine to its first audio samples (for ``bench speech``);
+        ``at_first_audio`` is then told the engine's process id, while it still runs."""
         start = time.perf_counter()
         proc = subprocess.Popen(self.args(utterance, settings, stdout=True), stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -234,7 +236,10 @@ class EspeakBackend(ProcessBackend):
                 if not chunk:
                     raise SpeechError("espeak-ng produced no audio")
                 got += len(chunk)
-            return time.perf_counter() - start
+            elapsed = time.perf_counter() - start
+            if at_first_audio is not None:
+                at_first_audio(proc.pid)
+            return elapsed
         finally:
             proc.kill()
             proc.wait()

@@ -74,6 +74,15 @@ def _replacements(lang: str) -> tuple[tuple[re.Pattern[str], str], ...]:
     return tuple(out)
 
 
+def prepare(langs: Iterable[str] = ("fr", "en")) -> None:
+    """Read the words of speech and make their patterns now (the worker that loads the cards at
+    start calls this): the first card laid is then said without first reading phrases.yaml and
+    compiling its replacements, which cost more than the rest of its way to the voice."""
+    for lang in langs:
+        data(lang)
+        _replacements(lang)
+
+
 def _game_data(lang: str, game: str) -> dict[str, Any]:
     return game_words(lang, game)
 

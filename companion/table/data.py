@@ -10,16 +10,19 @@ and field; a broken file disables its game, for the table as for the card librar
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import logging
 import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion import registry
+from companion import paths, registry
 from companion.cards.gamedata import plain
 from companion.cards.validate import TEXTS, kind_name
-from companion.cards.yamlload import line_of
+from companion.cards.yamlload import file_identity, line_of
 from companion.i18n import t
 
 log = logging.getLogger(__name__)
@@ -277,11 +280,6 @@ _tables: dict[tuple[str, str | None], tuple[Path, tuple[int, int, int], TableDat
 registry.on_forget(_tables.clear)
 
 
-def _identity(path: Path) -> tuple[int, int, int]:
-    st = os.stat(path)
-    return st.st_mtime_ns, st.st_size, st.st_ino
-
-
 def load_table(game: str, root: str | None = None) -> TableData:
     """The table data of one game through the one game.yaml reader: read once, and again when
     its file changed (a user's own game edited while the program runs: one stat a call, no
@@ -292,7 +290,7 @@ def load_table(game: str, root: str | None = None) -> TableData:
     if held is not None:
         path, known, data = held
         try:
-            now = _identity(path)
+            now = file_identity(path)
         except OSError:
             now = None  # moved or removed: looked for again below
         if now == known:
@@ -311,7 +309,7 @@ def load_table(game: str, root: str | None = None) -> TableData:
     if path is None or not path.exists():
         raise TableDataError(f"{path or game}: {t('data.no_game_file')}")
     try:
-        known = _identity(path)
+        known = file_identity(path)
     except OSError as exc:
         raise TableDataError(f"{path}: {t('data.cannot_read', why=exc.strerror or exc)}") from exc
     data = _read_table(path, game, root)
@@ -329,3 +327,105 @@ def _read_table(path: Path, game: str, root: str | None) -> TableData:
     except DataError as exc:
         raise TableDataError(str(exc)) from exc
     return parse_table(doc, shown, info.effects)
+
+
+# -- the games menu's facts of each game, before the first frame ---------------------------------
+
+@dataclass(frozen=True)
+class Header:
+    """What the games menu shows of a game: its names and how many may sit at it."""
+
+    id: str
+    names: dict[str, str]
+    seats_min: int
+    seats_max: int
+
+    def name(self, lang: str = "fr") -> str:
+        return self.names.get(lang) or self.names.get("fr") or self.id
+
+
+_HEADERS_FORMAT = 1
+_headers: dict[str, Any] | None = None  # the cache file's games, read once per process
+
+
+def headers_path() -> Path:
+    return paths.cache_dir() / "game-headers.json"
+
+
+def forget_headers() -> None:
+    """Read the cache file again on next use (a test's new process)."""
+    global _headers
+    _headers = None
+
+
+def _stored_headers() -> dict[str, Any]:
+    global _headers
+    if _headers is None:
+        _headers = {}
+        path = headers_path()
+        try:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(stored, dict) and stored.get("format") == _HEADERS_FORMAT and isinstance(
+                    stored.get("games"), dict):
+                _headers = stored["games"]
+        except FileNotFoundError:
+            pass
+        except (OSError, ValueError) as exc:
+            log.warning("%s unreadable (%s): the games' files are read again", path, exc)
+    return _headers
+
+
+def _from_stored(game: str, entry: Any, key: str) -> Header | None:
+    """The stored header, when it was stored for this very file and has the shape written."""
+    if not isinstance(entry, dict) or entry.get("key") != key:
+        return None
+    names, seats = entry.get("names"), entry.get("seats")
+    if not (isinstance(names, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in names.items())
+            and isinstance(seats, list) and len(seats) == 2 and all(type(n) is int for n in seats)
+            and 0 < seats[0] <= seats[1]):
+        return None
+    return Header(game, dict(names), seats[0], seats[1])
+
+
+def _save_headers(games: dict[str, Any]) -> None:
+    path = headers_path()
+    if not paths.writable(path.parent):
+        return
+    try:
+        # A temporary file renamed: another process reading at once sees the old file or the new.
+        fd, tmp = tempfile.mkstemp(prefix="game-headers-", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump({"format": _HEADERS_FORMAT, "games": games}, f, ensure_ascii=False)
+        os.replace(tmp, path)
+    except OSError as exc:
+        log.info("cannot write %s: %s", path, exc)
+
+
+def header(game: str) -> Header:
+    """The games menu's facts of ``game``: from a small cache file (one entry per game.yaml, by
+    the hash of its content) that the full reader fills when it does not know the file. The Home
+    screen's buttons need only these, and parsing every game.yaml was a quarter of the time to
+    the first frame. Raises TableDataError as ``load_table`` does, for a broken or unknown game."""
+    path = registry.game_file(game)
+    try:
+        # Its content's hash, not its date: an edit within the file system's clock tick counts.
+        key = hashlib.sha256(path.read_bytes()).hexdigest() if path is not None else None
+    except OSError:
+        key = None
+    if path is None or key is None:
+        load_table(game)  # says what is wrong
+        raise TableDataError(f"{game}: {t('data.no_game_file')}")
+    headers = _stored_headers()
+    found = _from_stored(game, headers.get(str(path)), key)
+    if found is not None:
+        return found
+    try:
+        data = _read_table(path, game, None)  # this very content: only what it says is stored
+    except TableDataError:
+        # A game being played keeps its last good reading (load_table), stored for no file;
+        # a game never read well raises.
+        data = load_table(game)
+        return Header(game, dict(data.names), data.seats_min, data.seats_max)
+    headers[str(path)] = {"key": key, "names": dict(data.names), "seats": [data.seats_min, data.seats_max]}
+    _save_headers(headers)
+    return Header(game, dict(data.names), data.seats_min, data.seats_max)

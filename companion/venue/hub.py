@@ -24,11 +24,13 @@ from paho.mqtt.properties import Properties
 from companion.i18n import t
 from companion.venue import scoring, seating, tlspin, topics
 from companion.venue.event import EventStore
+from companion.venue.inflight import while_connected
 
 log = logging.getLogger(__name__)
 
 SESSION_EXPIRY = 7 * 24 * 3600  # the broker keeps the hub's queue a week
 RETRY = (0.2, 5.0)  # the pause before trying the broker again: the first, doubled up to the last (tests shorten it)
+TIMEOUT = 10.0  # seconds a call to the broker may wait for its answer while the connection is up
 
 
 class Hub:
@@ -269,19 +271,23 @@ class Hub:
         client = aiomqtt.Client(self.host, self.port, username=self.user, password=self.password,
                                 identifier=f"tc-{topics.event_slug(self.event)}-hub",
                                 protocol=aiomqtt.ProtocolVersion.V5, clean_start=False, properties=props,
-                                keepalive=10, timeout=10, tls_context=context)
+                                keepalive=10, timeout=TIMEOUT, tls_context=context)
         async with client:
             self.connected = True
-            base = f"{topics.prefix(self.event)}/table/+/"
-            await client.subscribe([(base + "entry", 1), (base + "state", 1), (base + "presence", 1)])
-            self._dirty |= self._all_retained()
-            self._notify({"type": "broker", "connected": True})
-            if ready is not None:
-                ready.set()
+            # the reader first: it ends with the connection, and every call to the broker with it
             reader = asyncio.create_task(self._read(client))
+            # a lost connection ends the wait below at once (not a reader cancelled on the way out)
+            reader.add_done_callback(lambda task: task.cancelled() or self._poke())
             try:
+                base = f"{topics.prefix(self.event)}/table/+/"
+                await while_connected(client.subscribe([(base + "entry", 1), (base + "state", 1),
+                                                        (base + "presence", 1)]), reader)
+                self._dirty |= self._all_retained()
+                self._notify({"type": "broker", "connected": True})
+                if ready is not None:
+                    ready.set()
                 while not self._stopping:
-                    await self._flush(client)
+                    await self._flush(client, reader)
                     if reader.done():
                         reader.result()
                         return
@@ -294,13 +300,14 @@ class Hub:
             finally:
                 reader.cancel()
 
-    async def _flush(self, client: aiomqtt.Client) -> None:
+    async def _flush(self, client: aiomqtt.Client, reader: asyncio.Task[None]) -> None:
         while self._dirty:
             topic = self._dirty.pop()
             body = self._retained(topic)
             payload = b"" if body is None else json.dumps(body, ensure_ascii=False).encode()
             try:
-                await client.publish(topic, payload, qos=1, retain=True)
+                # given up with the connection: published again on the next one (all retained topics are)
+                await while_connected(client.publish(topic, payload, qos=1, retain=True), reader)
             except aiomqtt.MqttError:
                 self._dirty.add(topic)
                 raise

@@ -36,6 +36,7 @@ from companion import registry
 from companion.i18n import language, t
 from companion.play.observers import Observers
 from companion.venue import scoring, tlspin, topics
+from companion.venue.inflight import while_connected
 from companion.venue.outbox import Outbox
 
 log = logging.getLogger(__name__)
@@ -47,6 +48,7 @@ LOG_LINES = 6  # the last journal lines a judge sees with a call
 # shorten these (and the clock's tick) to spend less time waiting; what happens is the same.
 RETRY = (0.2, 5.0)
 TICK = 0.5  # seconds between two looks at the round clock
+TIMEOUT = 10.0  # seconds a call to the broker may wait for its answer while the connection is up
 
 
 @functools.cache
@@ -520,7 +522,7 @@ class TableLink:
         presence = topics.table_topic(a.event, a.table, "presence")
         return aiomqtt.Client(a.host, a.port, username=topics.table_user(a.table), password=a.password,
                               identifier=f"tc-{topics.event_slug(a.event)}-table-{a.table}",
-                              protocol=aiomqtt.ProtocolVersion.V5, keepalive=KEEPALIVE, timeout=10,
+                              protocol=aiomqtt.ProtocolVersion.V5, keepalive=KEEPALIVE, timeout=TIMEOUT,
                               will=aiomqtt.Will(presence, json.dumps({"online": False}), qos=1, retain=True),
                               tls_context=context)
 
@@ -540,34 +542,41 @@ class TableLink:
             self.connections += 1
             self._sent_at.clear()  # a new connection: everything unacknowledged goes again
             self._snapshot_sent = None
-            await client.subscribe([(topics.hub_topic(a.event, "ack", a.table), 1),
-                                    (topics.hub_topic(a.event, "clock"), 1),
-                                    (topics.hub_topic(a.event, "seating", a.table), 1),
-                                    (topics.hub_topic(a.event, "result", a.table), 1)])
-            await client.publish(topics.table_topic(a.event, a.table, "presence"),
-                                 json.dumps({"online": True, "ts": self.clock()}), qos=1, retain=True)
+            # the reader first: it ends with the connection, and every call to the broker with it
             reader = asyncio.create_task(self._read(client))
+            # a lost connection ends the wait below at once (not a reader cancelled on the way out)
+            reader.add_done_callback(lambda task: task.cancelled() or self._poke())
             try:
+                await while_connected(client.subscribe([(topics.hub_topic(a.event, "ack", a.table), 1),
+                                                        (topics.hub_topic(a.event, "clock"), 1),
+                                                        (topics.hub_topic(a.event, "seating", a.table), 1),
+                                                        (topics.hub_topic(a.event, "result", a.table), 1)]), reader)
+                await while_connected(client.publish(topics.table_topic(a.event, a.table, "presence"),
+                                                     json.dumps({"online": True, "ts": self.clock()}), qos=1,
+                                                     retain=True), reader)
                 while not self._stop.is_set():
-                    await self._flush(client)
+                    await self._flush(client, reader)
                     if reader.done():
                         reader.result()  # raises what ended it
                         return
                     await self._sleep(1.0)
                 # leaving on purpose: say so (the Last Will is for vanishing)
-                await client.publish(topics.table_topic(a.event, a.table, "presence"),
-                                     json.dumps({"online": False, "ts": self.clock()}), qos=1, retain=True)
+                await while_connected(client.publish(topics.table_topic(a.event, a.table, "presence"),
+                                                     json.dumps({"online": False, "ts": self.clock()}), qos=1,
+                                                     retain=True), reader)
             finally:
                 reader.cancel()
 
-    async def _flush(self, client: aiomqtt.Client) -> None:
+    async def _flush(self, client: aiomqtt.Client, reader: asyncio.Task[None]) -> None:
         a = self.address
         snap = self._snapshot
         if snap is not None:
             snap = dict(snap, seq=self.outbox.last_seq(), clock_left=self.seconds_left())
             text = json.dumps(snap, ensure_ascii=False, default=str)
             if text != self._snapshot_sent:
-                await client.publish(topics.table_topic(a.event, a.table, "state"), text, qos=1, retain=True)
+                # given up with the connection: the next one sends the state again
+                await while_connected(client.publish(topics.table_topic(a.event, a.table, "state"), text, qos=1,
+                                                     retain=True), reader)
                 self._snapshot_sent = text
         now = time.monotonic()
         for seq, kind, body in self.outbox.pending():
@@ -575,8 +584,9 @@ class TableLink:
             if sent is not None and now - sent < RESEND_AFTER:
                 continue
             entry = {"table": a.table, "seq": seq, "kind": kind, "body": body}
-            await client.publish(topics.table_topic(a.event, a.table, "entry"),
-                                 json.dumps(entry, ensure_ascii=False, default=str), qos=1)
+            # given up with the connection: still in the outbox, sent again on the next one
+            await while_connected(client.publish(topics.table_topic(a.event, a.table, "entry"),
+                                                 json.dumps(entry, ensure_ascii=False, default=str), qos=1), reader)
             self._sent_at[seq] = now
 
     async def _read(self, client: aiomqtt.Client) -> None:

@@ -10,18 +10,31 @@ import os
 import shutil
 import socket
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from companion.venue.broker import Broker
 from companion.venue.event import EventStore
 from companion.venue.hub import Hub
 from companion.venue.runner import HubThread
-from tests.venue.helpers import EVENT, broker, needs_mosquitto, wait_for  # noqa: F401
+from tests.venue.helpers import EVENT, needs_mosquitto, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(150), needs_mosquitto]
 
 NAMES = [f"P{i:02d}" for i in range(1, 11)]
+
+
+@pytest.fixture
+def broker(tmp_path) -> Iterator[Broker]:
+    """A real Mosquitto for this window test (the venue folder's shared brokers are its own)."""
+    b = Broker(tmp_path / "broker", EVENT, tables=12)
+    b.start()
+    try:
+        yield b
+    finally:
+        b.stop()
 
 
 def frames(count: int = 2) -> None:
@@ -89,7 +102,7 @@ class Window:
 
 
 @pytest.fixture
-def hub(tmp_path, broker):  # noqa: F811
+def hub(tmp_path, broker):
     store = EventStore(tmp_path / "event.sqlite3", EVENT, "vtes")
     h = HubThread(Hub(store, "127.0.0.1", broker.port, broker.credentials.hub, seat_iterations=300)).start()
     wait_for(lambda: h.hub.connected, what="the hub connected")
@@ -115,7 +128,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_a_table_joins_a_venue_from_the_window_and_calls_a_judge(window, tmp_path, broker, hub,  # noqa: F811
+def test_a_table_joins_a_venue_from_the_window_and_calls_a_judge(window, tmp_path, broker, hub,
                                                                   monkeypatch):
     from kivy.tests.common import UnitTestTouch
 
@@ -208,7 +221,7 @@ def _tap(widget) -> None:
     frames(2)
 
 
-def _joined(w: Window, hub, broker) -> list[str]:  # noqa: F811
+def _joined(w: Window, hub, broker) -> list[str]:
     """The table joined as the window's "Rejoindre un tournoi" joins it, seated by the hub."""
     import companion.venue.join as joining
 
@@ -224,7 +237,7 @@ def _joined(w: Window, hub, broker) -> list[str]:  # noqa: F811
 
 
 def test_the_window_shows_the_proposed_result_and_the_players_confirm_it_by_keys_or_touch(
-        window, tmp_path, broker, hub):  # noqa: F811
+        window, tmp_path, broker, hub):
     """The venue's result at the table, in the window: shown and said at the game's end (each
     player's VP, the game win), confirmed with Enter or a touch, contested with X (the organiser
     is called with the proposal); Escape leaves it for later and V brings it back. The seat menus
@@ -308,7 +321,7 @@ def test_the_window_shows_the_proposed_result_and_the_players_confirm_it_by_keys
         w.close()
 
 
-def test_a_table_leaves_the_venue_from_the_window_and_plays_on(window, tmp_path, broker, hub):  # noqa: F811
+def test_a_table_leaves_the_venue_from_the_window_and_plays_on(window, tmp_path, broker, hub):
     """F10, "Quitter le tournoi" by keys: the link stops (the hub sees the table offline), the
     judge button goes, and the game goes on in its journal, nothing lost."""
     w = Window(window, tmp_path)

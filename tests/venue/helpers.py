@@ -162,3 +162,99 @@ class FlakyProxy:
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
+
+
+class HoldingProxy:
+    """A TCP proxy on loopback that can swallow what its clients send (``hold``): a publish sent
+    then never reaches the broker, so it is still waiting for its acknowledgement when the broker
+    goes. When either end closes, the other is cut. ``release`` makes it a plain proxy again."""
+
+    PUBLISH = 3  # the MQTT packet type in a fixed header's first byte's high bits
+
+    def __init__(self, target_port: int) -> None:
+        import threading
+
+        self.target_port = target_port
+        self.port = 0
+        self.holding = False
+        self.held_publishes = 0  # swallowed chunks that began with a PUBLISH packet
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="holding-proxy")
+
+    def start(self) -> HoldingProxy:
+        self._thread.start()
+        self._ready.wait(10)
+        return self
+
+    def hold(self) -> None:
+        self.held_publishes = 0
+        self.holding = True
+
+    def refuse(self) -> None:
+        """Stop listening (the connections made stay): while its broker is down, a client is
+        refused as it would be by the broker's machine, not accepted and then cut."""
+        asyncio.run_coroutine_threadsafe(self._close(), self._loop).result(10)
+
+    def release(self) -> None:
+        """Listen again on the same port, forwarding everything."""
+        self.holding = False
+        asyncio.run_coroutine_threadsafe(self._listen(), self._loop).result(10)
+
+    async def _listen(self) -> None:
+        self._server = await asyncio.start_server(self._client, "127.0.0.1", self.port, reuse_address=True)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def _close(self) -> None:
+        self._server.close()  # not wait_closed: from Python 3.12 it waits for the connections kept
+
+    def _run(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._loop.run_until_complete(self._listen())
+        self._ready.set()
+        self._loop.run_forever()
+        self._loop.run_until_complete(self._close())
+        self._loop.close()
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_r, up_w = await asyncio.open_connection("127.0.0.1", self.target_port)
+        except OSError:
+            writer.transport.abort()
+            return
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter, upwards: bool) -> None:
+            try:
+                while True:
+                    if upwards:  # packet by packet, to count the publishes it swallows
+                        header = await src.readexactly(1)
+                        length, shift, size = 0, 0, b""
+                        while True:
+                            byte = await src.readexactly(1)
+                            size += byte
+                            length |= (byte[0] & 0x7F) << shift
+                            shift += 7
+                            if not byte[0] & 0x80:
+                                break
+                        data = header + size + await src.readexactly(length)
+                        if self.holding:
+                            self.held_publishes += header[0] >> 4 == self.PUBLISH
+                            continue
+                    elif not (data := await src.read(65536)):
+                        return
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, OSError, asyncio.IncompleteReadError):
+                pass
+
+        tasks = [asyncio.ensure_future(pipe(reader, up_w, True)), asyncio.ensure_future(pipe(up_r, writer, False))]
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for t in tasks:
+            t.cancel()
+        for w in (writer, up_w):
+            w.transport.abort()
+
+    def stop(self) -> None:
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
