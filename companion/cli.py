@@ -79,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    _notices_as_sentences()
     if args.lang:
         from companion import i18n
 
@@ -102,6 +103,17 @@ def main(argv: list[str] | None = None) -> int:
         return int(_module(args.command).run(args) or 0)
     except KeyboardInterrupt:
         return 130
+
+
+def _notices_as_sentences() -> None:
+    """What the program tells the user from deep inside (a voice that does not exist) goes to the
+    terminal as the sentence it is, in the user's language, without the log's English prefix."""
+    notice = logging.getLogger("companion.notice")
+    if not notice.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        notice.addHandler(handler)
+        notice.propagate = False
 
 
 def _stop_on_signals() -> None:

@@ -65,6 +65,7 @@ class Console:
     def __init__(self, runtime: Runtime, out: TextIO = sys.stdout, as_json: bool = False) -> None:
         self.runtime = runtime
         runtime.confirm_hint, runtime.choose_hint = "play.hint.console", "play.hint.choose_console"
+        runtime.result_hint = "venue.result.hint.console"  # a venue's result: "résultat ok" / "résultat non"
         self.session = runtime.session
         self.out = out
         self.as_json = as_json
@@ -342,7 +343,7 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
         playing = runtime.session.game is not None
         # Typed lines matter with a simulated reader (cards) or a game (commands); a piped script ends the run.
         wants_stdin = runtime.scans.simulator is not None or playing
-        # A piped line lays its card too (`echo vtes:100845 | console --reader sim --count 1`).
+        # A piped line lays its card too (`echo GAME:ID | console --reader sim --count 1`).
         stdin = sys.stdin if wants_stdin and sys.stdin else None
         if playing:
             if console.paced:
@@ -350,8 +351,9 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
         elif stdin is not None and count is None:
             # No game (what `make run` starts without a display): how to lay a card, start a
             # game and get help, said and written before anything else.
-            print(t("console.welcome", lang), file=sys.stderr)
-            runtime.announcer.say(t("console.welcome", lang), echo=False)
+            welcome = t("console.welcome", lang, game=registry.example_game())
+            print(welcome, file=sys.stderr)
+            runtime.announcer.say(welcome, echo=False)
             if console.paced:
                 runtime.voice.wait_idle(timeout=30)  # the first line typed must not cut the welcome short
         return console.run(count=count, stdin=stdin, stop_at_eof=not interactive)

@@ -7,8 +7,6 @@ import argparse
 import os
 import sys
 
-DEMO_CARDS = "vtes:100845,vtes:200107,vtes:100518,vtes:100199,vtes:101144"
-
 
 def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reader", action="extend", nargs="+", metavar="PATH[@SEAT]",
@@ -27,12 +25,19 @@ def display_available() -> bool:
                 or os.environ.get("SDL_VIDEODRIVER"))
 
 
+def _demo_reader() -> str:
+    """The simulated reader laying the first shipped game's demo cards (its demo.yaml)."""
+    from companion import registry
+
+    return "sim:" + ",".join(registry.demo_cards())
+
+
 def run(args: argparse.Namespace) -> int:
     from companion import i18n
     from companion.i18n import t
 
     # With no --reader the app takes the readers of its settings (the console: the simulator).
-    reader = " ".join(args.reader) if args.reader else (f"sim:{DEMO_CARDS}" if args.demo else None)
+    reader = " ".join(args.reader) if args.reader else (_demo_reader() if args.demo else None)
     if args.console or not display_available():
         if not args.console:
             print(t("console.no_display"), file=sys.stderr)

@@ -21,6 +21,7 @@ import functools
 import importlib
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -130,7 +131,7 @@ def is_user_game(game_id: str) -> bool:
 
 
 def help_list() -> str:
-    """The ids as a help string says them: ``vtes, ascension, ...``."""
+    """The ids as a help string says them, comma-separated, in menu order."""
     return ", ".join(ids())
 
 
@@ -141,6 +142,57 @@ def folder(game_id: str) -> Path | None:
 def game_file(game_id: str) -> Path | None:
     found = folder(game_id)
     return found / "game.yaml" if found is not None else None
+
+
+# -- demo data ----------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=64)
+def _demo(path: str, _mtime: int) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as stream:
+            data = yaml.load(stream, Loader=_Parser)
+    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def demo(game_id: str) -> dict[str, Any]:
+    """A game's demo table (its folder's ``demo.yaml``: players, a few commands, the card laid,
+    the cards laid before it, a deck, a rules query, a tag to enroll, made-up cards), or {}."""
+    found = folder(game_id)
+    path = found / "demo.yaml" if found is not None else None
+    try:
+        mtime = path.stat().st_mtime_ns if path is not None else 0
+    except OSError:
+        return {}
+    return _demo(str(path), mtime) if path is not None else {}
+
+
+def example_game() -> str:
+    """The game a help text or a message gives as its example: the first shipped one."""
+    shipped = builtin_ids()
+    return shipped[0] if shipped else "game"
+
+
+def example_ref() -> str:
+    """A card reference a help text or a message gives as its example: the demo card of the
+    first shipped game that has one."""
+    for game_id in builtin_ids():
+        card = demo(game_id).get("card")
+        if card:
+            return str(card)
+    return "game:id"
+
+
+def demo_cards() -> list[str]:
+    """The cards the simulated reader lays for ``run --demo``: the first shipped game's demo
+    ``reader`` list (or its demo card and the cards laid before it)."""
+    for game_id in builtin_ids():
+        data = demo(game_id)
+        refs = data.get("reader") or ([data["card"], *(data.get("history") or [])] if data.get("card") else [])
+        if refs:
+            return [str(r) for r in refs]
+    return []
 
 
 # -- code ---------------------------------------------------------------------------------------
@@ -174,7 +226,10 @@ def hook(game_id: str, name: str) -> Any:
     ``card_intent(action, card, args)`` and ``card_actions(card, actions)`` (a card laid at the
     table), ``check_deck(text, library, rules)`` and ``deck_text(cards)`` (deck lists),
     ``named_card(name, library)`` (a card a player names at the table), ``speech`` (a module
-    with the game's words for the ear), ``explain`` (glossary lookups of a card's own marks).
+    with the game's words for the ear), ``explain`` (glossary lookups of a card's own marks),
+    ``table_options`` (set-up options of ``table``, name → help), ``tournament`` (a venue's
+    events of this game: its results proposed, checked and scored, its rounds seated),
+    ``bench_compare`` (``bench compare``: our card search against the game's card source's own).
     """
     module = code(game_id)
     return getattr(module, name, None) if module is not None else None
@@ -190,6 +245,17 @@ def rules_for(data: Any) -> Any:
     return cls(data)
 
 
+_forgetters: list[Callable[[], None]] = []
+
+
+def on_forget(fn: Callable[[], None]) -> None:
+    """``fn`` clears what a module keeps of the games when ``forget`` is called (the table data:
+    companion.table.data registers itself; the registry never imports it)."""
+    _forgetters.append(fn)
+
+
 def forget() -> None:
-    """Look at the folders again (a game was just added)."""
+    """Look at the folders again (a game was just added, or removed)."""
     code.cache_clear()
+    for fn in _forgetters:
+        fn()

@@ -9,6 +9,7 @@ voice or a label. No Kivy, no I/O: the console, the app and the CLI all call it.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 # Unicode categories that never belong in a line shown to a person: controls (C0, C1, DEL),
@@ -56,3 +57,25 @@ def printable(text: object, limit: int | None = DEFAULT_LIMIT, keep_newlines: bo
 def is_printable(text: str) -> bool:
     """Whether ``printable`` would leave ``text`` as it is (newlines allowed)."""
     return printable(text, limit=None, keep_newlines=True) == text
+
+
+# A path in a sentence: from a slash (or the shipped "cardmap/") to the next space or colon,
+# never the slashes of a URL or of words ("and/or").
+_PATH = re.compile(r"(?<![\w:/.~-])(?:~?/|cardmap/)[^\s:]+")
+
+
+def short_path(path: str, most: int = 80) -> str:
+    """``path`` in at most ``most`` characters: its start and its file name kept, the middle left
+    out ("/media/usb/…/my-game.yaml"), so that the sentence around it keeps its reason whole."""
+    if len(path) <= most:
+        return path
+    _head, _sep, name = path.rpartition("/")
+    if len(name) + 20 > most:  # a file name too long to keep whole: cut it in its middle too
+        keep = most - 1
+        return path[: keep - keep // 2] + "…" + path[len(path) - keep // 2:]
+    return path[: most - len(name) - 2] + "…/" + name
+
+
+def short_paths(text: str, most: int = 80) -> str:
+    """``text`` with each path longer than ``most`` characters shortened in its middle."""
+    return _PATH.sub(lambda m: short_path(m.group(0), most), text)

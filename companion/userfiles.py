@@ -122,24 +122,34 @@ def settings_path() -> Path:
     return paths.config_dir() / "companion.ini"
 
 
-def settings_problem(path: Path | None = None, lang: str | None = None) -> str | None:
-    """One sentence naming the settings file, what is wrong and the fix, or None when it reads
-    well or does not exist (a damaged settings file is otherwise silently replaced by defaults)."""
+def settings_problems(path: Path | None = None, lang: str | None = None) -> list[str]:
+    """One sentence per thing wrong in the settings file, each naming the file and the fix: the
+    whole file when it cannot be read, else each key whose value is not used as written (a rate of
+    "fast", a language "xx", a misspelt key) and what is used instead. [] when all is well."""
     import configparser
 
+    from companion import usersettings
     from companion.i18n import t
 
     path = path or settings_path()
     if not os.path.lexists(path):
-        return None
+        return []
     try:
         parser = configparser.ConfigParser(interpolation=None)
         parser.read_string(read_text(path, SETTINGS_BYTES), str(path))
-        why = ""
     except Unreadable as exc:
         why = t(exc.key, lang)
     except UnicodeDecodeError:
         why = t("collection.not_utf8", lang)
     except configparser.Error as exc:
         why = str(exc).splitlines()[0][:160]
-    return t("settings.unreadable", lang, path=str(path), why=why) if why else None
+    else:
+        return [bad.describe(path, lang) for bad in usersettings.bad_values(parser)]
+    return [t("settings.unreadable", lang, path=str(path), why=why)]
+
+
+def settings_problem(path: Path | None = None, lang: str | None = None) -> str | None:
+    """The settings file's problems in one paragraph, or None when it reads well or does not exist
+    (a damaged settings file is otherwise silently replaced by defaults)."""
+    found = settings_problems(path, lang)
+    return " ".join(found) if found else None

@@ -9,11 +9,11 @@ from companion import registry
 from companion.cards.effects import parse_effects
 from companion.cards.gamedata import GameInfo, plain
 from companion.cards.model import Card
-from companion.cards.validate import Checker
+from companion.cards.validate import Checker, describe
 from companion.cards.yamlload import DataError, load_file
 from companion.i18n import t
 
-COMMON = frozenset({"id", "name", "names", "aliases", "type", "subtypes", "cost", "points", "text", "flavor",
+COMMON = frozenset({"id", "name", "names", "aliases", "type", "subtypes", "cost", "points", "text", "texts", "flavor",
                     "keywords", "confirmed", "source", "faq", "rulings", "stats", "effects"})
 
 
@@ -48,7 +48,7 @@ def load_cards(path: Path, game: GameInfo, shown: str | None = None, overlay: bo
         card = parse_card(shown, item, f"cards[{i}]", game, overlay=overlay)
         if card.id in seen:
             raise Checker(shown, item, f"cards[{i}]").fail(
-                "id", f"duplicate id {card.id!r} (first at cards[{seen[card.id]}])")
+                "id", t("data.duplicate_id", id=repr(card.id), first=f"cards[{seen[card.id]}]"))
         seen[card.id] = i
         cards.append(card)
     return cards
@@ -64,14 +64,15 @@ def parse_card(shown: str, item: Any, where: str, game: GameInfo, overlay: bool 
     names = c.texts("names", required=False, langs=())
     card_type = c.get("type", str, required=True)
     if card_type not in game.type_ids():
-        raise c.fail("type", f"unknown card type {card_type!r}; expected one of: {', '.join(sorted(game.type_ids()))}")
+        raise c.fail("type", t("data.unknown_card_type", got=repr(card_type),
+                               choices=", ".join(sorted(game.type_ids()))))
     keywords = c.str_list("keywords")
     known = {g.id for g in game.glossary}
     for k, keyword in enumerate(keywords):
         if keyword not in known:
             kw_list = item["keywords"]
             raise DataError(shown, kw_list.item_lines[k] if hasattr(kw_list, "item_lines") else c.data.line,
-                            f"{where}.keywords[{k}]", f"unknown keyword {keyword!r}: not in the glossary of {game.id}")
+                            f"{where}.keywords[{k}]", t("data.unknown_keyword", got=repr(keyword), game=game.id))
     raw_cost = item.get("cost")
     if isinstance(raw_cost, str):
         cost: dict[str, int] = {}
@@ -81,7 +82,7 @@ def parse_card(shown: str, item: Any, where: str, game: GameInfo, overlay: bool 
         cost_display = cost_text(game, cost, game.card_language)
     points = c.get("points", int, default=0)
     if points < 0:
-        raise c.fail("points", f"expected a whole number of 0 or more, got the number {points}")
+        raise c.fail("points", t("data.at_least", least=0, got=describe(points)))
     extra: dict[str, Any] = {"type": card_type, "subtypes": c.str_list("subtypes"), "cost": cost,
                              "points": points, "overlay": overlay}
     if c.get("stats", dict) is not None:
@@ -99,6 +100,11 @@ def parse_card(shown: str, item: Any, where: str, game: GameInfo, overlay: bool 
     if effects:
         extra["effects"] = effects
     text = c.get("text", str, required=True)
+    # The card's text in other languages (``texts: {en: ...}``): a listener of that language
+    # hears and reads the card in it, its name from ``names`` (cards.model.localized).
+    for lang, own in c.texts("texts", required=False, langs=()).items():
+        if lang != game.card_language and own:
+            extra.setdefault("i18n", {})[lang] = {"name": names.get(lang) or name, "text": own}
     return Card(
         game=game.id, id=card_id, name=name, types=(card_type, *extra["subtypes"]), cost=cost_display,
         text=text, lang=game.card_language, names={game.card_language: name, **names},

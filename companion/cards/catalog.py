@@ -115,7 +115,7 @@ def build(cardmap: Path | None = None, overlay: Path | None = None, with_sources
 
 
 def completed(shipped: Card, own: Card) -> Card:
-    """A shipped card known only by its name and type (ASTRAL's starter decks), completed by the
+    """A shipped card known only by its name and type (a starter deck listed without texts), completed by the
     user's card of the same id: the user's effect, what the list knew kept where the user's card
     is silent."""
     from dataclasses import replace

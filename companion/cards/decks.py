@@ -1,6 +1,6 @@
 """Deck lists checked against a game's deck rules (``deck.rules`` in its game.yaml).
 
-A game may read its own list formats (its ``check_deck`` hook: VTES lists through krcg's parser);
+A game may read its own list formats (its ``check_deck`` hook, e.g. through a card source's own parser);
 the others use a plain ``3 Name`` / ``3x Name`` list, one card per line, ``#`` for comments.
 """
 

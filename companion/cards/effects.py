@@ -3,13 +3,13 @@ numbers the table keeps (schema in cardmap/README.md, "effects").
 
 A card's ``effects`` maps an action (``play``, ``acquire``, ``defeat``) to a plain mapping:
 ``pay`` and ``gain`` (amounts by resource key; ``any`` is a choice of essences), ``but``
-(essences an ``any`` may not be), ``energized`` (Ascension: a gain once this turn's energy
-reaches ``at``, or ``per`` energy of this turn), ``vp`` (Res Arcana: the component's points
+(essences an ``any`` may not be), ``energized`` (a gain once this turn's energy
+reaches ``at``, or ``per`` energy of this turn), ``vp`` (the points a component is worth
 while in play) and ``ask`` (a choice or a condition the companion leaves to the players, said
 with the proposal).
 
 Which actions and resource keys a game knows is its game.yaml's ``effects:`` section. Cards
-write their effects in cards.yaml; a game may derive them (its ``effects_of`` hook: VTES from
+write their effects in cards.yaml; a game may derive them (its ``effects_of`` hook: from
 krcg's pool cost); with ``from_cost: true`` a card that writes none pays its ``cost`` when played.
 """
 
@@ -20,11 +20,12 @@ from typing import Any
 from companion import registry
 from companion.cards.gamedata import GameInfo
 from companion.cards.model import Card
-from companion.cards.validate import Checker
+from companion.cards.validate import Checker, describe
 from companion.cards.yamlload import DataError, line_of
+from companion.i18n import t
 
 FIELDS = frozenset({"pay", "gain", "but", "energized", "vp", "ask"})
-# Said after a card's name when another card lets it be taken for nothing (Ascension).
+# Said after a card's name when another card lets it be taken for nothing.
 FREE_WORDS = frozenset({"free", "gratuit", "gratuite", "gratuitement"})
 
 
@@ -61,28 +62,28 @@ def parse_effects(c: Checker, game: GameInfo) -> dict[str, dict[str, Any]]:
         for i, word in enumerate(but):
             if word not in choice:
                 raise DataError(c.path, line_of(raw[action]["but"], i), f"{a.where}.but[{i}]",
-                                f"expected one of {', '.join(choice)}, got {word!r}")
+                                t("data.one_of", choices=", ".join(choice), got=repr(word)))
         if but:
             spec["but"] = but
         energized = a.get("energized", dict)
         if energized is not None:
             if not known.get("energized"):
-                raise a.fail("energized", f"the cards of {game.id} are not energized (effects.energized in game.yaml)")
+                raise a.fail("energized", t("data.not_energized", game=game.id))
             en = Checker(c.path, energized, f"{a.where}.energized")
             en.only({"at", "gain", "per", "instead"})
             at = en.get("at", int, default=1)
             if at < 1:
-                raise en.fail("at", f"expected a whole number of 1 or more, got the number {at}")
+                raise en.fail("at", t("data.at_least", least=1, got=describe(at)))
             gain, per = en.counts("gain"), en.counts("per")
             _known_keys(en, "gain", gain, keys)
             _known_keys(en, "per", per, keys)
             if not gain and not per:
-                raise en.fail(None, "expected 'gain' (given once) or 'per' (given per energy of this turn)")
+                raise en.fail(None, t("data.gain_or_per"))
             spec["energized"] = {"at": at, "gain": gain, "per": per, "instead": en.get("instead", bool, default=False)}
         vp = a.get("vp", int)
         if vp is not None:
             if vp < 0:
-                raise a.fail("vp", f"expected a whole number of 0 or more, got the number {vp}")
+                raise a.fail("vp", t("data.at_least", least=0, got=describe(vp)))
             spec["vp"] = vp
         ask = a.texts("ask", required=False, langs=("fr", "en"))
         if ask:
@@ -95,7 +96,7 @@ def _known_keys(c: Checker, part: str, counts: dict[str, int], keys: frozenset[s
     sub = Checker(c.path, c.data.get(part), f"{c.where}.{part}")
     for key in counts:
         if key not in keys:
-            raise sub.fail(key, f"unknown resource; expected one of: {', '.join(sorted(keys))}")
+            raise sub.fail(key, t("data.unknown_resource", choices=", ".join(sorted(keys))))
 
 
 def effects_of(card: Card) -> dict[str, dict[str, Any]]:

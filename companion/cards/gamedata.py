@@ -12,9 +12,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.cards.validate import Checker
+from companion.cards.validate import Checker, describe
 from companion.cards.yamlload import load_file
-from companion.i18n import add_messages
+from companion.i18n import add_messages, t
 
 GLOSSARY_KINDS = frozenset(
     {"keyword", "ability-passive", "ability-active", "term", "discipline", "clan", "phase", "resource", "card-type"})
@@ -139,10 +139,10 @@ def _check_game(path: Path, shown: str, data: Any) -> GameInfo:
     top.only(GAME_KEYS)
     game_id = top.ident("id")
     if path.parent.name != game_id:
-        raise top.fail("id", f"expected '{path.parent.name}' (the folder's name), got {game_id!r}")
+        raise top.fail("id", t("data.folder_id", folder=path.parent.name, got=repr(game_id)))
     order = top.get("order", int)  # its place in the games menu (read by companion.registry)
     if order is not None and order < 1:
-        raise top.fail("order", f"expected a whole number of 1 or more, got the number {order}")
+        raise top.fail("order", t("data.at_least", least=1, got=describe(order)))
     names = top.texts("names", langs=("fr", "en"))
     players_raw = top.get("players", dict, required=True)
     pc = Checker(shown, players_raw, "players")
@@ -152,17 +152,17 @@ def _check_game(path: Path, shown: str, data: Any) -> GameInfo:
         if pc.get(key, int) is not None:
             players[key] = pc.get(key, int)
     if players["min"] > players["max"]:
-        raise pc.fail("min", f"min ({players['min']}) is more than max ({players['max']})")
+        raise pc.fail("min", t("data.min_max", min=players["min"], max=players["max"]))
     card_language = top.get("card_language", str, default="fr")
     if card_language not in ("fr", "en"):
-        raise top.fail("card_language", f"expected fr or en, got {card_language!r}")
+        raise top.fail("card_language", t("data.one_of", choices="fr, en", got=repr(card_language)))
 
     card_types = []
     for i, item in enumerate(top.get("card_types", list, required=True)):
         c = Checker(shown, item, f"card_types[{i}]")
         c.only({"id", "names", "text"})
         card_types.append(CardType(id=c.ident("id"), names=c.texts("names"), text=c.texts("text", required=False)))
-    _unique(shown, top.data["card_types"], [t.id for t in card_types], "card_types")
+    _unique(shown, top.data["card_types"], [ct.id for ct in card_types], "card_types")
 
     glossary = []
     glossary_raw = top.get("glossary", list, required=True)
@@ -171,7 +171,7 @@ def _check_game(path: Path, shown: str, data: Any) -> GameInfo:
         c.only({"id", "names", "aliases", "kind", "text", "see", "confirmed"})
         kind = c.get("kind", str, required=True)
         if kind not in GLOSSARY_KINDS:
-            raise c.fail("kind", f"expected one of {', '.join(sorted(GLOSSARY_KINDS))}, got {kind!r}")
+            raise c.fail("kind", t("data.one_of", choices=", ".join(sorted(GLOSSARY_KINDS)), got=repr(kind)))
         glossary.append(GlossaryEntry(
             game=game_id, id=c.ident("id"), names=c.texts("names"), kind=kind,
             text=c.texts("text"), aliases=tuple(c.str_list("aliases")), see=tuple(c.str_list("see")),
@@ -185,7 +185,7 @@ def _check_game(path: Path, shown: str, data: Any) -> GameInfo:
         c.only({"id", "section", "title", "text"})
         section = c.get("section", str, required=True)
         if section not in SECTIONS:
-            raise c.fail("section", f"expected one of {', '.join(sorted(SECTIONS))}, got {section!r}")
+            raise c.fail("section", t("data.one_of", choices=", ".join(sorted(SECTIONS)), got=repr(section)))
         rules.append(RuleSection(game=game_id, id=c.ident("id"), section=section,
                                  title=c.texts("title"), text=c.texts("text")))
     _unique(shown, rules_raw, [r.id for r in rules], "rules")
@@ -194,7 +194,7 @@ def _check_game(path: Path, shown: str, data: Any) -> GameInfo:
         for target in entry.see:
             if target not in rule_ids:
                 raise Checker(shown, glossary_raw[i], f"glossary[{i}]").fail(
-                    "see", f"no rules section with id {target!r}")
+                    "see", t("data.no_rules_section", id=repr(target)))
 
     deck = plain(top.get("deck", dict, default={}))
     table = plain(top.get("table", dict, default={}))
@@ -219,19 +219,23 @@ def _messages(shown: str, top: Checker) -> dict[str, dict[str, str]]:
 
 def _speech(shown: str, top: Checker) -> dict[str, Any]:
     """``speech:``: the game's words for the ear, one tree per language (``fr``, ``en``, the
-    same keys in both), and ``once``: the keys of its notes said only once a game."""
+    same keys in both), ``once``: the keys of its notes said only once a game, ``changed``: those
+    said only when they differ from the last time for the same player (a draw of two cards each
+    turn), ``tells``: note → the value naming the seat whose following change it already says
+    (docs/speech.md); ``fr``/``en`` ``again``: a note's short form after its first time."""
     raw = top.get("speech", dict)
     if raw is None:
         return {}
     s = Checker(shown, raw, "speech")
-    s.only({"fr", "en", "once"})
-    out: dict[str, Any] = {"once": s.str_list("once")}
+    s.only({"fr", "en", "once", "changed", "tells"})
+    out: dict[str, Any] = {"once": s.str_list("once"), "changed": s.str_list("changed"),
+                           "tells": plain(s.get("tells", dict, default={}))}
     for lang in ("fr", "en"):
         out[lang] = plain(s.get(lang, dict, default={}))
     missing = set(out["fr"]) ^ set(out["en"])
     if missing:
         raise s.fail("en" if set(out["fr"]) - set(out["en"]) else "fr",
-                     f"fr and en must have the same keys; only in one: {', '.join(sorted(missing))}")
+                     t("data.same_keys", keys=", ".join(sorted(missing))))
     return out
 
 
@@ -248,7 +252,7 @@ def _card_fields(shown: str, top: Checker) -> dict[str, Any]:
         f.only({"kind", "default"})
         kind = f.get("kind", str, required=True)
         if kind not in FIELD_KINDS:
-            raise f.fail("kind", f"expected one of {', '.join(sorted(FIELD_KINDS))}, got {kind!r}")
+            raise f.fail("kind", t("data.one_of", choices=", ".join(sorted(FIELD_KINDS)), got=repr(kind)))
         out[str(name)] = {"kind": kind, **({"default": plain(spec["default"])} if "default" in spec else {})}
     return out
 
@@ -265,13 +269,13 @@ def _effects(shown: str, top: Checker) -> dict[str, Any]:
     for i, action in enumerate(actions):
         if action not in CARD_ACTIONS:
             raise Checker(shown, raw["actions"], "effects.actions").fail(
-                i, f"expected one of {', '.join(CARD_ACTIONS)}, got {action!r}")
+                i, t("data.one_of", choices=", ".join(CARD_ACTIONS), got=repr(action)))
     keys = e.str_list("keys")
     out: dict[str, Any] = {"actions": actions, "keys": keys}
     choice = e.str_list("any")
     for i, key in enumerate(choice):
         if key not in keys:
-            raise Checker(shown, raw["any"], "effects.any").fail(i, f"{key!r} is not one of effects.keys")
+            raise Checker(shown, raw["any"], "effects.any").fail(i, t("data.not_effect_key", key=repr(key)))
     if choice:
         out["any"] = choice
     for flag in ("energized", "from_cost"):
@@ -280,7 +284,7 @@ def _effects(shown: str, top: Checker) -> dict[str, Any]:
     cost_key = e.get("cost_key", str)
     if cost_key is not None:
         if cost_key not in keys:
-            raise e.fail("cost_key", f"{cost_key!r} is not one of effects.keys")
+            raise e.fail("cost_key", t("data.not_effect_key", key=repr(cost_key)))
         out["cost_key"] = cost_key
     return out
 
@@ -290,5 +294,5 @@ def _unique(shown: str, raw: list, ids: list[str], where: str) -> None:
     for i, item_id in enumerate(ids):
         if item_id in seen:
             raise Checker(shown, raw[i], f"{where}[{i}]").fail(
-                "id", f"duplicate id {item_id!r} (first at {where}[{seen[item_id]}])")
+                "id", t("data.duplicate_id", id=repr(item_id), first=f"{where}[{seen[item_id]}]"))
         seen[item_id] = i

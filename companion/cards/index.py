@@ -6,7 +6,11 @@ lists ``cards update`` fetched) changes or a card source's version changes: the 
 their paths, sizes and modification times, plus the index format version and the sources' versions.
 
 Stored as JSON, never pickle: reading the cache must not be able to run code, whoever wrote the
-file. Cards are rows (one list per card, fields in ``Card`` order), which keeps a warm start fast.
+file. Per game, the cards' short fields are rows (one list per card, in ``Card`` order, then
+where its long fields are), read at start; their long fields (text, rulings, flavour, extra:
+four fifths of the bytes) are one JSON array kept as bytes, each card's own slice decoded when
+first asked (``model.Card.__getattr__``). Each game's row carries a CRC of both: a damaged file is
+rebuilt, never trusted.
 
 The card search's index (its words, name forms for typos: ``search.SearchIndex.state()``) is built
 with the cards and kept in the same file, in its own table: a warm start does not read it, the
@@ -16,12 +20,15 @@ first search does (``read_search``), instead of computing it again.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import hashlib
 import json
 import logging
 import os
 import sqlite3
+import sys
 import tempfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +36,11 @@ from companion import paths, registry
 from companion.cards import catalog as catalog_mod
 from companion.cards.catalog import Catalog
 from companion.cards.gamedata import GameInfo
-from companion.cards.model import Card
-from companion.i18n import add_messages
+from companion.cards.model import LATER, STORED, Card, later_json
+from companion.i18n import add_messages, language
 
 log = logging.getLogger(__name__)
-FORMAT = 11  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
+FORMAT = 15  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
 
 
 def index_path() -> Path:
@@ -61,6 +68,10 @@ def source_key(cardmap: Path, overlay: Path, user_games: Path | None = None) -> 
 def _read(db_path: Path, key: str) -> Catalog | None:
     if not db_path.exists():
         return None
+    enabled = gc.isenabled()
+    # Tens of thousands of small objects at once: the collector would walk them again and
+    # again while they are made (a fifth of a warm start), and none of them is garbage.
+    gc.disable()
     try:
         with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
             row = db.execute("SELECT value FROM meta WHERE name = 'key'").fetchone()
@@ -70,36 +81,67 @@ def _read(db_path: Path, key: str) -> Catalog | None:
             for game_id, blob in db.execute("SELECT game, data FROM games"):
                 result.games[game_id] = info = GameInfo.from_json(json.loads(blob))
                 add_messages(info.messages)  # a warm start reads no game.yaml: its messages come from here
-            for game_id, blob in db.execute("SELECT game, data FROM cards"):
-                result.cards[game_id] = _cards(json.loads(blob))
+            for game_id, rows, bodies, crc in db.execute("SELECT game, data, bodies, crc FROM cards"):
+                if zlib.crc32(bodies, zlib.crc32(rows)) != crc:
+                    raise ValueError(f"the cards of {game_id} are not what was written")
+                result.cards[game_id] = _cards(json.loads(rows), bodies)
             for game_id, message in db.execute("SELECT game, message FROM errors ORDER BY rowid"):
                 result.error(game_id, message)
+            if result.errors:
+                # The reasons are words of the language they were written in: another language
+                # reads the files again (only then: a catalog with no problem is the same in all).
+                row = db.execute("SELECT value FROM meta WHERE name = 'lang'").fetchone()
+                if not row or row[0] != language():
+                    return None
             result.index_key = key
             return result
     except (sqlite3.Error, ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
         log.warning("card index %s unreadable (%s): rebuilding", db_path, exc)
         return None
+    finally:
+        if enabled:
+            gc.enable()
 
 
-_FIELDS = tuple(f.name for f in dataclasses.fields(Card))
-_TUPLES = tuple(i for i, f in enumerate(dataclasses.fields(Card)) if str(f.type).startswith("tuple"))
+_FIRST = tuple(f.name for f in dataclasses.fields(Card) if f.name not in LATER)  # read at start
+_GAME, _LANG = _FIRST.index("game"), _FIRST.index("lang")
+_TUPLES = tuple(i for i, f in enumerate(f for f in dataclasses.fields(Card) if f.name in _FIRST)
+                if str(f.type).startswith("tuple"))
 
 
-def _row(card: Card) -> list[Any]:
-    return [getattr(card, name) for name in _FIELDS]
+def _rows(cards: dict[str, Card]) -> tuple[bytes, bytes]:
+    """The short fields of ``cards`` as JSON rows, each ending with where the card's long fields
+    are in the second blob (a JSON array of them, as UTF-8)."""
+    rows, parts, at = [], [], 1
+    for card in cards.values():
+        part = later_json(card).encode()
+        rows.append([*(getattr(card, name) for name in _FIRST), at, at + len(part)])
+        parts.append(part)
+        at += len(part) + 1
+    return (json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode(),
+            b"[" + b",".join(parts) + b"]")
 
 
-def _cards(rows: list[list[Any]]) -> dict[str, Card]:
+def _cards(rows: list[list[Any]], bodies: bytes) -> dict[str, Card]:
     """Cards by id from their rows. What pickle did: fill the frozen dataclass's fields without
     running its __init__ (4,000 cards on every start); the values are plain JSON data checked by
     each row's length. One loop for them all: a call per card cost a fifth of a warm start."""
-    fields, tuples, count, new = _FIELDS, _TUPLES, len(_FIELDS), object.__new__
+    fields, tuples, count, new, size = (*_FIRST, STORED), _TUPLES, len(_FIRST) + 2, object.__new__, len(bodies)
+    # The same words come back thousands of times (a game's id, its types, "en", a clan's
+    # keywords, aliases): one string each, about a megabyte of 4,000 cards' memory.
+    same = sys.intern
     cards = {}
     for row in rows:
         if len(row) != count:
             raise ValueError(f"a card row of {len(row)} fields, not {count}")
         for i in tuples:
-            row[i] = tuple(row[i]) if row[i] else ()  # most are empty: one shared tuple
+            row[i] = tuple(map(same, row[i])) if row[i] else ()  # most are empty: one shared tuple
+        row[_GAME], row[_LANG] = same(row[_GAME]), same(row[_LANG])
+        end = row.pop()
+        start = row[-1]
+        if not 0 < start <= end < size:
+            raise ValueError(f"a card's long fields at {start}-{end} of {size} bytes")
+        row[-1] = (bodies, start, end)  # where model.Card.__getattr__ finds them (STORED)
         card = new(Card)
         card.__dict__.update(zip(fields, row))  # noqa: B905 - the length is checked above
         cards[row[1]] = card
@@ -140,18 +182,19 @@ def _write(db_path: Path, key: str, result: Catalog) -> None:
         with sqlite3.connect(tmp) as db:
             db.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT)")
             db.execute("CREATE TABLE games (game TEXT PRIMARY KEY, data BLOB)")
-            db.execute("CREATE TABLE cards (game TEXT PRIMARY KEY, data BLOB)")
+            db.execute("CREATE TABLE cards (game TEXT PRIMARY KEY, data BLOB, bodies BLOB, crc INTEGER)")
             db.execute("CREATE TABLE errors (game TEXT, message TEXT)")
             db.execute("CREATE TABLE search (data BLOB)")
             db.execute("INSERT INTO search VALUES (?)", (search,))
             db.execute("INSERT INTO meta VALUES ('key', ?)", (key,))
+            db.execute("INSERT INTO meta VALUES ('lang', ?)", (language(),))
             db.execute("INSERT INTO meta VALUES ('summary', ?)", (json.dumps(
                 {g: len(c) for g, c in result.cards.items()}),))
             db.executemany("INSERT INTO games VALUES (?, ?)",
                            [(g, json.dumps(v.to_json(), ensure_ascii=False)) for g, v in result.games.items()])
-            db.executemany("INSERT INTO cards VALUES (?, ?)",
-                           [(g, json.dumps([_row(card) for card in c.values()], ensure_ascii=False))
-                            for g, c in result.cards.items()])
+            stored = [(g, *_rows(c)) for g, c in result.cards.items()]
+            db.executemany("INSERT INTO cards VALUES (?, ?, ?, ?)",
+                           [(g, rows, bodies, zlib.crc32(bodies, zlib.crc32(rows))) for g, rows, bodies in stored])
             db.executemany("INSERT INTO errors VALUES (?, ?)",
                            [(g, m) for g, msgs in result.errors.items() for m in msgs])
         db.close()

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from companion.cards.catalog import Catalog
 from companion.cards.gamedata import GameInfo
 from companion.cards.model import Card, parse_ref
+from companion.textsafe import short_paths
 
 if TYPE_CHECKING:
     from companion.cards.search import Hit, SearchIndex
@@ -68,9 +69,9 @@ class CardLibrary:
         for game_id, messages in self.errors().items():
             info = self.game(game_id)
             name = info.name(lang or "fr") if info is not None else game_id
-            reason = messages[0].splitlines()[0] if messages else ""
-            if len(reason) > 200:
-                reason = reason[:199] + "…"
+            # A long path (a USB stick mounted deep) is shortened in its middle; the reason, which
+            # follows it, is never cut.
+            reason = short_paths(messages[0].splitlines()[0]) if messages else ""
             more = t("cards.load_more", lang=lang, n=len(messages) - 1) if len(messages) > 1 else ""
             key = "cards.load_partial" if self.load(game_id) else "cards.load_failed"
             problems.append(t(key, lang=lang, game=name, reason=reason, more=more))
@@ -92,7 +93,7 @@ class CardLibrary:
         return [c for cards in self.catalog.cards.values() for c in cards.values()]
 
     def lookup(self, text: str) -> Card | None:
-        """A card by reference (``vtes:100845``) or by its exact name in any game (case
+        """A card by reference (``<game>:<id>``) or by its exact name in any game (case
         ignored): what ``cards show`` and ``speak`` accept."""
         card = self.get(text)
         if card is None:

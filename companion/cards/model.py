@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -39,6 +40,20 @@ class Card:
     def ref(self) -> str:
         return f"{self.game}:{self.id}"
 
+    def __getattr__(self, name: str) -> Any:
+        # Called only for what the card's __dict__ lacks: a card read from the card index keeps
+        # its long fields (LATER) as JSON until first asked (under STORED). A warm start
+        # decodes 4,000 names, not 4,000 texts and rulings nobody reads before a card is shown.
+        later = self.__dict__.get(STORED)
+        if later is None or name not in LATER:
+            raise AttributeError(f"'Card' object has no attribute {name!r}")
+        blob, start, end = later
+        text, rulings, flavor, extra = json.loads(blob[start:end])
+        # Two threads may decode the same card at once: both write the same values.
+        self.__dict__.update(text=text, rulings=tuple(rulings) if rulings else (), flavor=flavor, extra=extra)
+        self.__dict__.pop(STORED, None)
+        return self.__dict__[name]
+
     def to_json(self) -> dict[str, Any]:
         return {
             "ref": self.ref,
@@ -57,16 +72,33 @@ class Card:
         }
 
 
+# The fields a card read from the card index decodes on first use, in the order stored, and the
+# key of its __dict__ that holds where they are: (bytes, start, end) of what ``later_json`` wrote.
+LATER = ("text", "rulings", "flavor", "extra")
+STORED = "_later"
+# Their defaults must not be class attributes, or a card whose fields are still encoded would
+# answer the default instead of reaching __getattr__ (the dataclass's __init__ keeps its own copy).
+for _name in LATER:
+    if _name in vars(Card):
+        delattr(Card, _name)
+
+
+def later_json(card: Card) -> str:
+    """The JSON of ``card``'s LATER fields, as ``Card.__getattr__`` reads them back (STORED)."""
+    return json.dumps([card.text, list(card.rulings), card.flavor, card.extra], ensure_ascii=False,
+                      separators=(",", ":"))
+
+
 def localized(card: Card, lang: str) -> Card:
     """The card as a reader of ``lang`` should see and hear it: its official translation of name
-    and text when there is one (VTES in French or Spanish), else the card unchanged. Rulings
+    and text when there is one (a card source's official French or Spanish), else the card unchanged. Rulings
     keep their own language, named in ``extra["rulings_lang"]``."""
     extra = card.extra if isinstance(card.extra, dict) else {}
     translation = (extra.get("i18n") or {}).get(lang)
     if card.lang == lang:
         return card
     if not translation:
-        # a name of the listener's language without a translated text (Ascension's names.en)
+        # a name of the listener's language without a translated text (names.en alone)
         own = (card.names or {}).get(lang)
         return replace(card, name=own) if own else card
     return replace(card, name=translation["name"], text=translation["text"], lang=lang,

@@ -1,4 +1,4 @@
-"""Users' own cards (Rise and ASTRAL have no public list): written to the user data directory,
+"""Users' own cards (for the games with no public card list, and any other): written to the user data directory,
 never into the installed package, and searchable and scannable like the shipped ones."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from companion.cards.catalog import overlay_dir
 from companion.cards.gamedata import GameInfo
 from companion.cards.model import Card
 from companion.cards.yamlload import DataError, load_text
+from companion.i18n import language, t
 
 
 def slug(name: str) -> str:
@@ -46,17 +47,16 @@ def add_card(game: GameInfo, fields: dict[str, Any], existing_ids: set[str]) -> 
         except userfiles.Unreadable as exc:
             raise DataError(str(path), 0, "", exc.reason()) from None
         except UnicodeDecodeError as exc:
-            raise DataError(str(path), 0, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+            raise DataError(str(path), 0, "", t("data.not_utf8", why=exc.reason, at=exc.start)) from None
         load_text(text, str(path))  # refuse to append to a file that is already broken
         current = yaml.safe_load(text) or {"cards": []}
         if not isinstance(current, dict) or not isinstance(current.setdefault("cards", []), list) or not all(
                 isinstance(c, dict) and isinstance(c.get("id", ""), str) for c in current["cards"]):
-            from companion.i18n import t
-
             raise DataError(str(path), 0, "cards", t("cards.overlay_shape"))
     taken = existing_ids | {c.get("id") for c in current["cards"] if isinstance(c, dict)}
     if fields["id"] in taken:
-        raise DataError(str(path), 0, "id", f"the id {fields['id']!r} is already used in {game.id}; choose another")
+        taken_id = t("cards.overlay_id_taken", id=repr(fields["id"]), game=game.name(language()))
+        raise DataError(str(path), 0, "id", taken_id)
     # Validate through the same code that reads the file, with lines from the text we will write.
     item_text = yaml.safe_dump({"cards": [fields]}, allow_unicode=True, sort_keys=False)
     card = parse_card(str(path), load_text(item_text, str(path))["cards"][0], "cards[0]", game, overlay=True)
@@ -66,8 +66,6 @@ def add_card(game: GameInfo, fields: dict[str, Any], existing_ids: set[str]) -> 
         _atomic_write(path, yaml.safe_dump(current, allow_unicode=True, sort_keys=False))
     except OSError as exc:  # a read-only home, a full disk: the card is refused, saying why
         import errno
-
-        from companion.i18n import t
 
         why = {errno.EROFS: t("data.read_only"), errno.ENOSPC: t("journal.cause.full"),
                errno.EACCES: t("data.no_right")}.get(exc.errno, exc.strerror or str(exc))

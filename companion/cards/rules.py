@@ -3,15 +3,68 @@
 from __future__ import annotations
 
 import functools
+import logging
+from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 
 import yaml
 
-from companion.cards.gamedata import GameInfo, GlossaryEntry, RuleSection
+from companion import registry
+from companion.cards.gamedata import GameInfo, GlossaryEntry, RuleSection, load_game
 from companion.cards.search import Doc, DocIndex, Hit, normalize
+from companion.cards.yamlload import DataError, file_identity
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class _Held:
+    game: GameInfo  # the game as the caller holds it
+    identity: tuple[int, int, int] | None  # its file's when the index was built (None: no file)
+    index: DocIndex[GlossaryEntry | RuleSection]
+
+
+# game id → its rules index. Both languages are in one index (a French or an English question
+# is answered whatever the listener's language), so the game alone keys it.
+_indexes: dict[str, _Held] = {}
+registry.on_forget(_indexes.clear)
+
+
+def _identity(path: Path | None) -> tuple[int, int, int] | None:
+    try:
+        return file_identity(path) if path is not None else None
+    except OSError:
+        return None
 
 
 def rules_index(game: GameInfo) -> DocIndex[GlossaryEntry | RuleSection]:
+    """The game's rules and glossary ready to search: built once (tens of milliseconds, far
+    more on a small board) and again only when the game's file changed. The card library keeps
+    the game as it was read at start; a user's own game edited while the program runs is read
+    again here, so its questions find the new rules (a broken edit keeps the last good index)."""
+    path = registry.game_file(game.id)
+    now = _identity(path)
+    held = _indexes.get(game.id)
+    if held is not None and held.game is game:
+        if held.identity == now:
+            return held.index
+        if path is not None and now is not None and held.identity is not None:
+            try:
+                fresh = load_game(path)
+            except DataError as exc:
+                log.warning("%s changed and cannot be read (%s): the last good rules are kept", path, exc)
+                _indexes[game.id] = _Held(game, now, held.index)
+                return held.index
+            index = _build(fresh)
+            _indexes[game.id] = _Held(game, now, index)
+            return index
+    index = _build(game)
+    _indexes[game.id] = _Held(game, now, index)
+    return index
+
+
+def _build(game: GameInfo) -> DocIndex[GlossaryEntry | RuleSection]:
     docs: list[Doc[GlossaryEntry | RuleSection]] = []
     for entry in game.glossary:
         docs.append(Doc(entry, (*entry.names.values(), *entry.aliases, entry.id),

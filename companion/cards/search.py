@@ -6,25 +6,32 @@ fifth of the documents, such as "the" or "de", are ignored in texts: they would 
 A match in a name weighs three times a match in a text.
 
 Speed: everything a query needs is computed when the index is built, so that a query is a few
-dictionary lookups. Typos go through a deletion index (the "symmetric delete" method): every name
-word is stored under each form it takes with one or two letters deleted; two words within two
-edits of each other share such a form, so a query word finds its candidates by looking up its own
+dictionary lookups. The card index ranks, when it is built, the documents of every word and word
+start the cards have (a "token"): a one-word query the cards know, the usual one, is one lookup
+and a slice. Typos go through a deletion index (the "symmetric delete" method): every name word
+is stored under each form it takes with one or two letters deleted; two words within two edits
+of each other share such a form, so a query word finds its candidates by looking up its own
 deletions, and rapidfuzz measures only those few. The state of a card index is plain JSON data
 (``state()``), kept in the card index's cache so that a warm start does not build it again.
 """
 
 from __future__ import annotations
 
+import base64
 import bisect
 import re
+import sys
 import unicodedata
+from array import array
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from itertools import chain, combinations, repeat
+from itertools import chain, combinations, compress, islice, repeat
+from operator import mul
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from companion.cards.model import Card
@@ -32,7 +39,7 @@ from companion.cards.model import Card
 T = TypeVar("T")
 _NON_WORD = re.compile(r"[^0-9a-z]+")
 _LIGATURES = str.maketrans({"œ": "oe", "æ": "ae", "ø": "o", "đ": "d", "ł": "l"})
-STATE_FORMAT = 2  # bump when the shape of ``SearchIndex.state()`` changes
+STATE_FORMAT = 4  # bump when the shape of ``SearchIndex.state()`` changes
 
 
 def normalize(text: str) -> str:
@@ -52,24 +59,39 @@ def max_edits(word: str) -> int:
     return 0 if len(word) <= 3 else 1 if len(word) <= 5 else 2
 
 
-def _deletions(word: str, depth: int) -> list[str]:
-    """``word`` and every form of it with up to ``depth`` letters deleted (a form may come twice:
-    "ll" less either l). The letters kept, in order, are itertools' combinations: made in C."""
-    forms = [word]
-    for kept in range(len(word) - 1, max(len(word) - depth, 0) - 1, -1):
-        forms += map("".join, combinations(word, kept))
-    return forms
-
-
-def _stored_deletions(word: str) -> set[str]:
-    """The forms of a name word the deletion index keeps: only those a query can reach. A query
-    word of 4-5 letters allows one edit, of 6 or more two (``max_edits``); two words within k
-    edits share a form with at most k letters deleted from each, so a word of n letters needs its
-    one-letter deletions only when n >= 4 and its two-letter ones only when n >= 6."""
+def _deletions(word: str, depth: int) -> Iterator[int]:
+    """``word`` and every form of it with up to ``depth`` letters deleted, each as the hash of the
+    tuple of its letters (a form may come twice: "ll" less either l). The letters kept are
+    itertools' combinations, hashed in C: no string is made for a form, and the index keeps a
+    number per form instead of a string (a third of its memory). Two forms with one hash merely
+    offer one more candidate, which rapidfuzz's measure then turns away."""
     n = len(word)
-    if n < 3:
-        return set()
-    return set(_deletions(word, 0 if n == 3 else 1 if n < 6 else 2))
+    return map(hash, chain.from_iterable(combinations(word, kept) for kept in range(n, max(n - depth, 0) - 1, -1)))
+
+
+def _stored_depth(word: str) -> int:
+    """How many letters the deletion index deletes from a name word: only what a query can reach.
+    A query word of 4-5 letters allows one edit, of 6 or more two (``max_edits``); two words within
+    k edits share a form with at most k letters deleted from each, so a word of n letters needs its
+    one-letter deletions only when n >= 4 and its two-letter ones only when n >= 6 (-1: none)."""
+    n = len(word)
+    return -1 if n < 3 else 0 if n == 3 else 1 if n < 6 else 2
+
+
+def _deletion_index(words: Iterable[str]) -> dict[int, tuple[str, ...]]:
+    """Each stored form of the name ``words`` → the words that have it."""
+    index: dict[int, tuple[str, ...]] = {}
+    forms = index.keys()
+    for word in words:
+        depth = _stored_depth(word)
+        if depth < 0:
+            continue
+        own = set(_deletions(word, depth))
+        shared = own & forms  # a set operation in C: most forms belong to one word
+        for form in shared:
+            index[form] = (*index[form], word)
+        index.update(dict.fromkeys(own - shared, (word,)))
+    return index
 
 
 def _prefix_table(words: list[str], shortest: int) -> dict[str, tuple[str, ...]]:
@@ -103,19 +125,66 @@ class Hit(NamedTuple, Generic[T]):
 
 _hit = tuple.__new__  # Hit(...) without the keyword handling of a named tuple's __new__
 
-# One category of match for a query word: (docs, score), best first. A document takes the
-# score of the first category that holds it; categories are tried in falling order of score
-# (exact name 3, name prefix 2.4-2.9, name typo 1.8 / 1.4, text word 1, text prefix 0.7).
+# The documents a query may find: a set, or a range when they are the consecutive ones of a game
+# (a range's test is two comparisons; a set's, a probe into a table of every card of the game).
+Allowed = AbstractSet[int] | range
+
+# The match categories of a query word, best first; a document takes the score of the best one
+# that holds it: exact name word 3, name word it starts 2.4-2.9 (a shorter completion scores
+# higher), name word one or two edits away 1.8 / 1.4, text word 1, text word it starts 0.7. Each
+# is stored as a small number, its code: _PREFIX + the completed word's length for a prefix.
 _TEXT = 1.0
 _TYPO = (0.0, 2.2 - 0.4 * 1, 2.2 - 0.4 * 2)  # by distance
+_EXACT, _NEAR1, _NEAR2, _IN_TEXT, _TEXT_PREFIX, _PREFIX = 0, 1, 2, 3, 4, 5
+_HEAD = (3.0, _TYPO[1], _TYPO[2], _TEXT, 0.7)
 _NOTHING_NEAR: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
 
+def _bases(word_length: int, longest: int) -> tuple[float, ...]:
+    """The score of each code for a query word of ``word_length`` letters (the same arithmetic
+    as when the scores were computed per query, so that sums round alike)."""
+    return _HEAD + tuple(2.4 + 0.5 * word_length / length if length > word_length else 0.0
+                         for length in range(longest + 1))
+
+
+def _packed(values: Iterable[int]) -> array:
+    """``values`` in the narrowest array that holds them: 2 bytes a document for 4,000 cards,
+    where a tuple of Python numbers takes 8 to 36."""
+    values = list(values)
+    top = max(values, default=0)
+    return array("B" if top < 1 << 8 else "H" if top < 1 << 16 else "I", values)
+
+
+def _encode(values: array) -> list[str]:
+    """An array as JSON data: its type and its little-endian bytes in base64."""
+    if sys.byteorder == "big":
+        values = array(values.typecode, values)
+        values.byteswap()
+    return [values.typecode, base64.b64encode(values.tobytes()).decode("ascii")]
+
+
+def _decode(stored: list[str]) -> array:
+    typecode, data = stored
+    if typecode not in ("B", "H", "I"):
+        raise ValueError(f"a stored array of type {typecode!r}")
+    values = array(typecode)
+    values.frombytes(base64.b64decode(data))
+    if sys.byteorder == "big":
+        values.byteswap()
+    return values
+
+
 class DocIndex(Generic[T]):
-    """The words of documents' names and texts, ready for ``search``."""
+    """The words of documents' names and texts, ready for ``search``.
+
+    ``ranked`` (the card search): every word and word start the documents have (a "token") gets,
+    when the index is built, its documents in the order a one-word query for it ranks them, with
+    their scores. The usual query, a name or the start of one, is then one lookup and a slice;
+    only a query with several words, or a word the cards do not have (a typo), is scored per
+    query. Without it (a game's rules: few documents, kept by companion.cards.rules), every query is scored."""
 
     def __init__(self, docs: Iterable[Doc[T]] = (), *, state: dict[str, Any] | None = None,
-                 items: Sequence[T] | None = None) -> None:
+                 items: Sequence[T] | None = None, ranked: bool = False) -> None:
         if state is not None:
             self._restore(state, items or ())
             return
@@ -135,23 +204,18 @@ class DocIndex(Generic[T]):
         common = max(20, len(docs) // 5)
         self._name_words = sorted(name_map)
         self._name_map = {w: tuple(sorted(name_map[w])) for w in self._name_words}
-        self._text_words = sorted(w for w, d in text_map.items() if len(d) <= common)
-        self._text_map = {w: tuple(sorted(text_map[w])) for w in self._text_words}
-        deletes: dict[str, list[str]] = defaultdict(list)
-        for word in self._name_words:
-            for form in _stored_deletions(word):
-                deletes[form].append(word)
-        alone = {w: (w,) for w in self._name_words}  # a form of one word shares that word's tuple
-        self._deletes = {form: alone[ws[0]] if len(ws) == 1 else tuple(ws) for form, ws in deletes.items()}
-        # The typos of every word the index knows are found once, here: a query word spelled
-        # right (most are) costs one lookup; only a word the cards never use is looked up by
-        # its deletions.
-        self._known_near = {}
-        for word in {*self._name_words, *self._text_words}:
-            edits = max_edits(word)
-            if edits:
-                self._known_near[word] = self._scan_near(word, edits)
+        text_words = sorted(w for w, d in text_map.items() if len(d) <= common)
+        self._text_map = {w: tuple(sorted(text_map[w])) for w in text_words}
+        self._deletes = _deletion_index(self._name_words)
+        # Every prefix of a word (2 letters or more for names, 4 for texts: shorter ones are not
+        # completed) → the words it starts, in sorted order.
+        self._name_prefixes = _prefix_table(self._name_words, 2)
+        self._text_prefixes = _prefix_table(text_words, 4)
+        self._tokens: dict[str, int] = {}
+        self._ranked = ranked
         self._prepare()
+        if ranked:
+            self._rank_tokens()
 
     def _prepare(self) -> None:
         """What queries use besides the stored state: each document's names without repeats,
@@ -159,37 +223,40 @@ class DocIndex(Generic[T]):
         self._full = [list(dict.fromkeys(fulls)) for fulls in self._full]
         self._single = [fulls[0] if len(fulls) == 1 else None for fulls in self._full]
         self._first_len = [len(fulls[0]) if fulls else 0 for fulls in self._full]
+        self._names = [tuple(fulls) or ("",) for fulls in self._full]  # a nameless document measures ""
         pairs = sorted((f, d) for d, fulls in enumerate(self._full) for f in fulls)
         self._sorted_names = [f for f, _ in pairs]
         self._sorted_docs = [d for _, d in pairs]
-        # Every prefix of a word (2 letters or more for names, 4 for texts: shorter ones are not
-        # completed) → the words it starts, in sorted order: one lookup instead of two bisections
-        # over the vocabulary.
-        self._name_prefixes = _prefix_table(self._name_words, 2)
-        self._text_prefixes = _prefix_table(self._text_words, 4)
+        longest = max(map(len, self._name_words), default=0)
+        self._bases = [_bases(n, longest) for n in range(longest + 1)]
+        self._where = tuple("name" if score > _TEXT else "text" for score in self._bases[0])  # by code
+
+    def _rank_tokens(self) -> None:
+        """Each token's documents as a one-word query for it ranks them (see the class), in
+        three flat arrays; the tables they come from are not kept."""
+        tokens = sorted({*self._name_map, *self._name_prefixes, *self._text_map, *self._text_prefixes})
+        offsets, docs, scores, codes = [0], [], [], []
+        for token in tokens:
+            negs, _, ranked_docs, ranked_codes = zip(*self._rank(token, self._word_codes(token)), strict=True)
+            docs += ranked_docs
+            scores += map(round, map(mul, negs, repeat(-1000)))  # three decimals, exactly (see _token_hits)
+            codes += ranked_codes
+            offsets.append(len(docs))
+        self._tokens = {t: i for i, t in enumerate(tokens)}
+        self._offsets, self._docs, self._scores, self._codes = map(_packed, (offsets, docs, scores, codes))
+        self._name_prefixes = self._text_prefixes = self._text_map = {}
 
     # --- the cache -----------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
-        """Plain JSON data from which ``DocIndex(state=..., items=...)`` is the same index."""
-        number = {w: i for i, w in enumerate(self._name_words)}
-        forms = list(self._deletes)
-        multi: list[tuple[int, ...]] = []
-        ids: list[int] = []
-        for form in forms:
-            value = self._deletes[form]
-            if len(value) == 1:
-                ids.append(number[value[0]])
-            else:
-                ids.append(~len(multi))
-                multi.append(tuple(number[w] for w in value))
+        """Plain JSON data from which ``DocIndex(state=..., items=...)`` is the same index
+        (a ``ranked`` one)."""
+        if not self._ranked:
+            raise ValueError("only a ranked index is stored")
         return {
             "full": self._full,
             "name_words": self._name_words, "name_docs": [self._name_map[w] for w in self._name_words],
-            "text_words": self._text_words, "text_docs": [self._text_map[w] for w in self._text_words],
-            # one string and one list of numbers: read back many times faster than a mapping
-            "delete_forms": "\n".join(forms), "delete_ids": ids, "delete_multi": multi,
-            "near": {w: [[number[x] for x in near] for near in pair]
-                     for w, pair in self._known_near.items() if pair != _NOTHING_NEAR},
+            "tokens": "\n".join(self._tokens),
+            "ranked": [_encode(a) for a in (self._offsets, self._docs, self._scores, self._codes)],
         }
 
     def _restore(self, state: dict[str, Any], items: Sequence[T]) -> None:
@@ -199,17 +266,18 @@ class DocIndex(Generic[T]):
             raise ValueError(f"a search state of {len(self._full)} documents for {len(self.items)} items")
         self._name_words = state["name_words"]
         self._name_map = dict(zip(self._name_words, map(tuple, state["name_docs"]), strict=True))
-        self._text_words = state["text_words"]
-        self._text_map = dict(zip(self._text_words, map(tuple, state["text_docs"]), strict=True))
-        words = self._name_words
-        alone = [(w,) for w in words]
-        multi = [tuple(words[i] for i in ids) for ids in state["delete_multi"]]
-        forms = state["delete_forms"].split("\n") if state["delete_forms"] else []
-        # A wrong number raises IndexError, a wrong count ValueError: the caller rebuilds.
-        self._deletes = dict(zip(forms, [alone[i] if i >= 0 else multi[~i] for i in state["delete_ids"]], strict=True))
-        self._known_near = {w: _NOTHING_NEAR for w in (*self._name_words, *self._text_words) if max_edits(w)}
-        for w, (one, two) in state["near"].items():
-            self._known_near[w] = (tuple(words[i] for i in one), tuple(words[i] for i in two))
+        self._name_prefixes = self._text_prefixes = self._text_map = {}
+        # Made again from the name words (80 ms here) rather than stored: 2 MB less in the cache.
+        self._deletes = _deletion_index(self._name_words)
+        tokens = state["tokens"].split("\n") if state["tokens"] else []
+        self._offsets, self._docs, self._scores, self._codes = map(_decode, state["ranked"])
+        if len(self._offsets) != len(tokens) + 1 or self._offsets[-1] != len(self._docs) or not (
+                len(self._docs) == len(self._scores) == len(self._codes)):
+            raise ValueError("a search state whose ranked tokens do not add up")
+        if self._docs and max(self._docs) >= len(self.items):
+            raise ValueError("a search state naming documents it does not have")
+        self._tokens = {t: i for i, t in enumerate(tokens)}
+        self._ranked = True
         self._prepare()
 
     # --- matching one query word ---------------------------------------------------------
@@ -221,57 +289,89 @@ class DocIndex(Generic[T]):
             near[OSA.distance(word, other, score_cutoff=edits)].append(other)
         return (tuple(near[1]), tuple(near[2]) if edits > 1 else ()) if near[1] or near[2] else _NOTHING_NEAR
 
-    def _near(self, word: str, edits: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """Name words one and two edits away from ``word`` (never ``word`` itself)."""
-        known = self._known_near.get(word)
-        return known if known is not None else self._scan_near(word, edits)
+    _near = _scan_near  # name words one and two edits away from ``word`` (never ``word`` itself)
+
+    def _word_codes(self, word: str) -> dict[int, int]:
+        """The best match code of each document for one query word, from the word tables (a
+        ranked index keeps only the name words: a word it has no token for is a typo or
+        nothing)."""
+        name_map = self._name_map
+        offers: list[tuple[Iterable[int], int]] = [(name_map.get(word, ()), _EXACT)]  # (docs, code), best first
+        if len(word) >= 2:
+            completions = [w for w in self._name_prefixes.get(word, ()) if w != word]
+            # A shorter completion scores higher: offered first, it keeps the document.
+            completions.sort(key=len)
+            offers += [(name_map[w], _PREFIX + len(w)) for w in completions]
+        edits = max_edits(word)
+        if edits:
+            one, two = self._scan_near(word, edits)
+            offers += [(name_map[w], _NEAR1) for w in one] + [(name_map[w], _NEAR2) for w in two]
+        text_map = self._text_map
+        if word in text_map:
+            offers.append((text_map[word], _IN_TEXT))
+        if len(word) >= 4:
+            offers += [(text_map[w], _TEXT_PREFIX) for w in self._text_prefixes.get(word, ())[:200]]
+        # A document keeps the first (best) code offered to it: written in reverse, the best last
+        # (dict updates in C, where a test per document cost a tenth of the index's build).
+        best: dict[int, int] = {}
+        for docs, code in reversed(offers):
+            best.update(dict.fromkeys(docs, code))
+        return best
 
     def _word_scores(self, word: str) -> dict[int, float]:
         """The best score of each document for one query word; above 1.0 means in a name."""
-        name_map = self._name_map
-        best: dict[int, float] = dict.fromkeys(name_map.get(word, ()), 3.0)
-        offers: list[tuple[Iterable[int], float]] = []  # (docs, score), best score first
-        if len(word) >= 2:
-            completions = self._name_prefixes.get(word, ())
-            if len(completions) > (word in name_map):  # some besides the word itself
-                # A shorter completion scores higher: offered first, it keeps the document.
-                by_length: dict[int, list[str]] = {}
-                for w in completions:
-                    if w != word:
-                        by_length.setdefault(len(w), []).append(w)
-                for length in sorted(by_length):
-                    offers.append((chain.from_iterable(map(name_map.__getitem__, by_length[length])),
-                                   2.4 + 0.5 * len(word) / length))
-        edits = max_edits(word)
-        if edits:
-            for dist, near in enumerate(self._near(word, edits), 1):
-                if near:
-                    offers.append((chain.from_iterable(map(name_map.__getitem__, near)), _TYPO[dist]))
-        text_map = self._text_map
-        if word in text_map:
-            offers.append((text_map[word], _TEXT))
-        if len(word) >= 4:
-            completions = self._text_prefixes.get(word, ())[:200]
-            if completions:
-                offers.append((chain.from_iterable(map(text_map.__getitem__, completions)), 0.7))
-        for docs, score in offers:  # a document keeps the first (best) score offered to it
-            fresh = set(docs).difference(best)
-            if fresh:
-                best.update(dict.fromkeys(fresh, score))
-        return best
+        bases = self._bases[len(word)] if len(word) < len(self._bases) else _HEAD
+        i = self._tokens.get(word)
+        if i is not None:
+            start, end = self._offsets[i], self._offsets[i + 1]
+            return dict(zip(self._docs[start:end], map(bases.__getitem__, self._codes[start:end]), strict=True))
+        if self._ranked:  # and no card has or starts with this word: only its typos can match
+            edits = max_edits(word)
+            if not edits:
+                return {}
+            one, two = self._scan_near(word, edits)
+            best: dict[int, float] = {}
+            for near, score in ((two, _TYPO[2]), (one, _TYPO[1])):  # one edit, written last, wins
+                for other in near:
+                    best.update(dict.fromkeys(self._name_map[other], score))
+            return best
+        return {d: bases[code] for d, code in self._word_codes(word).items()}
+
+    def _rank(self, q: str, codes: dict[int, int]) -> list[tuple[float, int, int, int]]:
+        """A one-word query's documents, best first: (-score, first name's length, doc, code);
+        each score as ``search_normalized`` adds it up, rapidfuzz's ratios measured in one call."""
+        special = self._name_bonus(q)
+        bases = self._bases[len(q)] if len(q) < len(self._bases) else _HEAD
+        docs = list(codes)
+        names = self._names
+        counts = list(map(len, map(names.__getitem__, docs)))
+        ratios = iter([r for _, r, _ in process.extract_iter(
+            q, list(chain.from_iterable(map(names.__getitem__, docs))), scorer=fuzz.ratio)])
+        best = [next(ratios) if n == 1 else max(islice(ratios, n)) for n in counts]  # a document's nearest name
+        first_len = self._first_len
+        ranked = [(-round(bases[c] + (special[d] if d in special else 2 * r / 100), 3), first_len[d], d, c)
+                  for d, c, r in zip(docs, codes.values(), best, strict=True)]
+        ranked.sort()
+        return ranked
 
     # --- the query -----------------------------------------------------------------------
-    def search(self, query: str, limit: int = 20, allowed: set[int] | frozenset[int] | None = None) -> list[Hit[T]]:
+    def search(self, query: str, limit: int = 20, allowed: Allowed | None = None) -> list[Hit[T]]:
         return self.search_normalized(normalize(query), limit, allowed)
 
     def search_normalized(self, q: str, limit: int = 20,
-                          allowed: set[int] | frozenset[int] | None = None) -> list[Hit[T]]:
+                          allowed: Allowed | None = None) -> list[Hit[T]]:
         """``search`` of a query already through ``normalize``."""
-        words = q.split()
-        if len(words) > 1:
-            words = list(dict.fromkeys(words))
-        elif not words:
-            return []
+        if " " not in q:
+            i = self._tokens.get(q)
+            if i is not None:
+                return self._token_hits(i, limit, allowed)
+            if not q:
+                return []
+            if self._ranked:
+                return self._typo_hits(q, limit, allowed)
+            words = [q]
+        else:
+            words = list(dict.fromkeys(q.split()))
         scores = [self._word_scores(word) for word in words]
         need = len(words)
         if need == 1:
@@ -280,12 +380,12 @@ class DocIndex(Generic[T]):
             ordered = sorted(scores, key=len)
             candidates = set(ordered[0]).intersection(*ordered[1:])
         if allowed is not None:
-            candidates = allowed.intersection(candidates)
+            candidates = set(filter(allowed.__contains__, candidates))
         if not candidates and need > 1:  # forgive one word the user got too wrong
             counts = Counter(d for s in scores for d in s)
             candidates = {d for d, n in counts.items() if n >= need - 1}
             if allowed is not None:
-                candidates &= allowed
+                candidates = set(filter(allowed.__contains__, candidates))
         full = self._full
         if len(candidates) <= 32:  # a few: their own names are quicker to look at
             special = {}
@@ -324,6 +424,34 @@ class DocIndex(Generic[T]):
         hits.sort()
         items = self.items
         return [_hit(Hit, (items[d], -neg, "name" if name else "text")) for neg, _, d, name in hits[:limit]]
+
+    def _typo_hits(self, q: str, limit: int, allowed: Allowed | None) -> list[Hit[T]]:
+        """A one-word query no card has nor starts (a ranked index has every word and start as a
+        token): only the documents of its typos' name words, scored as ``search_normalized``
+        scores them. No name is or starts with such a word: no name bonus to look for."""
+        best = self._word_scores(q)
+        candidates: Iterable[int] = best if allowed is None else filter(allowed.__contains__, best)
+        names, first_len, ratio = self._names, self._first_len, fuzz.ratio
+        hits = []
+        for d in candidates:
+            own = names[d]
+            near = ratio(q, own[0]) if len(own) == 1 else max(map(ratio, repeat(q), own))
+            hits.append((-round(best[d] + 2 * near / 100, 3), first_len[d], d))
+        hits.sort()
+        items = self.items
+        return [_hit(Hit, (items[d], -neg, "name")) for neg, _, d in hits[:limit]]
+
+    def _token_hits(self, token: int, limit: int, allowed: Allowed | None) -> list[Hit[T]]:
+        """The first ``limit`` allowed documents of a token's ranking, as a one-word query's hits."""
+        start, end = self._offsets[token], self._offsets[token + 1]
+        if allowed is None:
+            positions: Iterable[int] = range(start, min(end, start + max(limit, 0)))
+        else:  # the filter, the count and the stop made in C
+            positions = islice(compress(range(start, end), map(allowed.__contains__, self._docs[start:end])),
+                               max(limit, 0))
+        items, docs, scores, codes, where = self.items, self._docs, self._scores, self._codes, self._where
+        # A score n/1000 is the same float as round(score, 3) was: both are the double nearest n/1000.
+        return [_hit(Hit, (items[docs[j]], scores[j] / 1000, where[codes[j]])) for j in positions]
 
     def _name_bonus(self, q: str) -> dict[int, int]:
         """The documents one of whose names is the whole query (10) or starts with it (5)."""
@@ -373,17 +501,28 @@ class SearchIndex:
         self._cards = list(cards)
         if state is None:
             docs = [card_doc(c) for c in self._cards]
-            self._attrs = [(d.attrs["types"], d.attrs["groups"], d.attrs["cost"]) for d in docs]
-            self._index = DocIndex(docs)
+            raw = [(d.attrs["types"], d.attrs["groups"], d.attrs["cost"]) for d in docs]
+            self._index = DocIndex(docs, ranked=True)
         else:
             if state.get("format") != STATE_FORMAT or state.get("refs") != [c.ref for c in self._cards]:
                 raise ValueError("a search state made for other cards")
-            self._attrs = [(set(t), set(g), c) for t, g, c in state["attrs"]]
+            raw = state["attrs"]
             self._index = DocIndex(state=state["index"], items=self._cards)
+        # Most cards share their types and clans with others: one frozenset each (2 MB less).
+        shared: dict[frozenset[str], frozenset[str]] = {}
+
+        def one(values: Iterable[str]) -> frozenset[str]:
+            key = frozenset(values)
+            return shared.setdefault(key, key)
+
+        self._attrs = [(one(t), one(g), c) for t, g, c in raw]
         by_game: dict[str, set[int]] = defaultdict(set)
         for i, card in enumerate(self._cards):
             by_game[card.game].add(i)
-        self._by_game = {g: frozenset(s) for g, s in by_game.items()}
+        self._by_game: dict[str, Allowed] = {}
+        for g, ids in by_game.items():  # the library lists each game's cards together
+            span = range(min(ids), max(ids) + 1)
+            self._by_game[g] = span if len(span) == len(ids) else frozenset(ids)
         self._known_cache: dict[int, set[str]] = {}
 
     def state(self) -> dict[str, Any]:
@@ -393,7 +532,7 @@ class SearchIndex:
 
     def search(self, query: str, game: str | None = None, limit: int = 20, type: str | None = None,
                cost: int | None = None, clan: str | None = None, **_: object) -> list[Hit[Card]]:
-        allowed: frozenset[int] | set[int] | None = None
+        allowed: Allowed | None = None
         if game is not None:
             allowed = self._by_game.get(game, frozenset())
         if type or cost is not None or clan:

@@ -4,7 +4,7 @@ We compose the node tree (with libyaml's C composer when present) and build Pyth
 ourselves: that gives each value its line, and catches duplicate keys, which PyYAML's
 ``safe_load`` silently resolves by keeping the last one.
 
-Users share card files (Rise and ASTRAL cards are typed in by players), so a file is hostile
+Users share card files (the cards of a game with no public list are typed in by players), so a file is hostile
 input: aliases (``*name``) are refused, since a few hundred bytes of nested aliases expand to
 gigabytes and a recursive one never ends; and a file is capped in size. No card file of ours
 uses an alias.
@@ -12,18 +12,28 @@ uses an alias.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from companion.i18n import t
 from companion.textsafe import is_printable, printable
 
 try:  # the C loader is an order of magnitude faster on the big files
     _Loader: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Loader = yaml.SafeLoader
+
+
+def file_identity(path: Path) -> tuple[int, int, int]:
+    """What tells a data file changed since it was read, for one stat: its modification time,
+    size and inode (an editor that saves by renaming a new file over the old one changes the
+    inode, possibly nothing else). Raises ``OSError`` when the file cannot be reached."""
+    st = os.stat(path)
+    return st.st_mtime_ns, st.st_size, st.st_ino
 
 
 # The largest shipped file is about 110 KB; a user's card file is far smaller.
@@ -64,7 +74,7 @@ def _build(node: yaml.Node, path: str, field: str, seen: set[int] | None = None)
     seen = set() if seen is None else seen
     if not isinstance(node, yaml.ScalarNode):
         if id(node) in seen:
-            raise DataError(path, line, field, "aliases (*name) are not supported: write the value out")
+            raise DataError(path, line, field, t("data.alias", anchor="name"))
         seen.add(id(node))
     if isinstance(node, yaml.MappingNode):
         out = LDict()
@@ -72,15 +82,15 @@ def _build(node: yaml.Node, path: str, field: str, seen: set[int] | None = None)
         out.key_lines = {}
         for key_node, value_node in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
-                raise DataError(path, key_node.start_mark.line + 1, field, "merge keys (<<) are not supported")
+                raise DataError(path, key_node.start_mark.line + 1, field, t("data.merge_key"))
             key = _build(key_node, path, field, seen)
             if not isinstance(key, str | int | float | bool):
-                raise DataError(path, key_node.start_mark.line + 1, field, "a key must be a plain value")
+                raise DataError(path, key_node.start_mark.line + 1, field, t("data.plain_key"))
             key = str(key)
             sub = f"{field}.{key}" if field else key
             if key in out:
                 raise DataError(path, key_node.start_mark.line + 1, sub,
-                                f"duplicate key (first at line {out.key_lines[key]})")
+                                t("data.duplicate_key", line=out.key_lines[key]))
             out.key_lines[key] = key_node.start_mark.line + 1
             out[key] = _build(value_node, path, sub, seen)
         return out
@@ -118,25 +128,25 @@ def load_file(path: Path, display: str | None = None) -> Any:
         # or /dev/zero): a special file or a dangling link is named and skipped, never waited on.
         text = userfiles.read_text(path, MAX_FILE_BYTES)
     except UnicodeDecodeError as exc:
-        raise DataError(shown, 0, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise DataError(shown, 0, "", t("data.not_utf8", why=exc.reason, at=exc.start)) from None
     except userfiles.Unreadable as exc:
         if exc.key == "userfile.too_large":
-            raise DataError(shown, 0, "", f"file too large (more than {MAX_FILE_BYTES} bytes)") from None
+            raise DataError(shown, 0, "", t("data.too_large", most=MAX_FILE_BYTES)) from None
         raise DataError(shown, 0, "", exc.reason()) from None
     except OSError as exc:
-        raise DataError(shown, 0, "", f"cannot read: {exc.strerror or exc}") from None
+        raise DataError(shown, 0, "", t("data.cannot_read", why=exc.strerror or exc)) from None
     return load_text(text, shown)
 
 
 def load_text(text: str, shown: str) -> Any:
     if len(text) > MAX_FILE_BYTES:
-        raise DataError(shown, 0, "", f"text too large ({len(text)} characters; at most {MAX_FILE_BYTES})")
+        raise DataError(shown, 0, "", t("data.text_too_large", size=len(text), most=MAX_FILE_BYTES))
     if "\t" in text:
         # YAML forbids tabs for indentation; name the first one rather than a parser riddle.
         for number, line in enumerate(text.splitlines(), 1):
             stripped = line.lstrip(" ")
             if stripped.startswith("\t"):
-                raise DataError(shown, number, "", "tab used for indentation; YAML needs spaces")
+                raise DataError(shown, number, "", t("data.tab"))
     try:
         if "&" in text:  # an alias needs an anchor: without one, no pass over the events
             refuse_aliases(text, shown)
@@ -144,18 +154,19 @@ def load_text(text: str, shown: str) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 0
-        raise DataError(shown, line, "", f"YAML syntax: {exc.problem or exc.context}") from None
+        raise DataError(shown, line, "", t("data.yaml_syntax", problem=exc.problem or exc.context)) from None
     except yaml.YAMLError as exc:
-        raise DataError(shown, 0, "", f"YAML: {exc}") from None
+        raise DataError(shown, 0, "", t("data.yaml", problem=exc)) from None
     if node is None:
         return None
     try:
         return _build(node, shown, "")
     except yaml.MarkedYAMLError as exc:  # a tag no safe constructor knows (!!python/object)
         mark = exc.problem_mark or exc.context_mark
-        raise DataError(shown, mark.line + 1 if mark else 0, "", f"YAML: {exc.problem or exc.context}") from None
+        raise DataError(shown, mark.line + 1 if mark else 0, "",
+                        t("data.yaml", problem=exc.problem or exc.context)) from None
     except (yaml.YAMLError, ValueError, OverflowError, RecursionError) as exc:  # a date such as 2024-13-45
-        raise DataError(shown, 0, "", f"YAML: {type(exc).__name__}: {exc}"[:300]) from None
+        raise DataError(shown, 0, "", t("data.yaml", problem=f"{type(exc).__name__}: {exc}"[:300])) from None
 
 
 def refuse_aliases(text: str, shown: str) -> None:
@@ -163,8 +174,6 @@ def refuse_aliases(text: str, shown: str) -> None:
     composed node only the anchor's."""
     for event in yaml.parse(text, Loader=_Loader):
         if isinstance(event, yaml.AliasEvent):
-            from companion.i18n import t
-
             raise DataError(shown, event.start_mark.line + 1, "", t("data.alias", anchor=event.anchor))
 
 

@@ -15,7 +15,7 @@ BENCHES = {
     "speech": ("companion.benchmarks.speech", "bench_speech"),
     "startup": ("companion.ui.bench", "bench_startup"),
     "phones": ("companion.benchmarks.phones", "bench_phones"),
-    "compare": ("companion.benchmarks.compare", "bench_compare"),
+    "compare": ("companion.benchmarks", "bench_compare"),
     "venue": ("companion.venue.bench", "bench_venue"),
 }
 

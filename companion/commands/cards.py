@@ -9,6 +9,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from companion import registry
+
 
 def configure(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -17,22 +19,16 @@ def configure(p: argparse.ArgumentParser) -> None:
     s.add_argument("--game")
     s.add_argument("--type", dest="card_type")
     s.add_argument("--cost", type=int)
-    s.add_argument("--clan", help="VTES clan or Ascension faction")
+    s.add_argument("--clan", help="a card's clan or faction, in the games whose cards have one")
     s.add_argument("--limit", type=int, default=10)
     s.add_argument("--json", action="store_true")
     s = sub.add_parser("show", help="the whole card, with keyword definitions and rulings")
-    s.add_argument("ref", nargs="+", help="game:id (vtes:100845) or the card's exact name")
+    s.add_argument("ref", nargs="+", help=f"game:id ({registry.example_ref()}) or the card's exact name")
     s.add_argument("--json", action="store_true")
     s = sub.add_parser("stats", help="cards per game and per type")
     s.add_argument("--json", action="store_true")
     s = sub.add_parser("validate", help="check a cardmap folder (default: the shipped one and your own cards)")
     s.add_argument("dir", nargs="?")
-    s.add_argument("--json", action="store_true")
-    s = sub.add_parser("update", help="fetch the current official VTES lists and their French and Spanish "
-                                      "translations, check them, use them from now on")
-    s.add_argument("--mirror", metavar="URL", help="fetch every file from this base URL instead of the official sites")
-    s.add_argument("--revert", action="store_true", help="forget the fetched lists: back to krcg's bundled ones")
-    s.add_argument("--timeout", type=float, default=60.0, help="seconds per file (default 60)")
     s.add_argument("--json", action="store_true")
     s = sub.add_parser("add", help="add one of your own cards (asks for what is missing)")
     s.add_argument("--game", required=True)
@@ -44,6 +40,21 @@ def configure(p: argparse.ArgumentParser) -> None:
     s.add_argument("--text")
     s.add_argument("--keywords", help="comma-separated glossary ids")
     s.add_argument("--stat", action="append", default=[], help="name=value, e.g. pv=5 (repeatable)")
+    s.add_argument("--json", action="store_true")
+    _configure_update(sub)
+
+
+def _configure_update(sub: Any) -> None:
+    """``cards update``: the lists of a game whose cards come from elsewhere than its cards.yaml
+    (its card source, the game's own code, which does the work). No game code is imported here:
+    ``--help`` stays fast."""
+    s = sub.add_parser("update", help="fetch the current official card lists of a game whose cards come from "
+                                      "them, and their French and Spanish translations, check them, use them "
+                                      "from now on")
+    s.add_argument("--mirror", metavar="URL", help="fetch every file from this base URL instead of the official sites")
+    s.add_argument("--revert", action="store_true",
+                   help="forget the fetched lists: back to the ones its card source bundles")
+    s.add_argument("--timeout", type=float, default=60.0, help="seconds per file (default 60)")
     s.add_argument("--json", action="store_true")
 
 
@@ -122,7 +133,7 @@ def _stats(args, library) -> int:
     lines = []
     for game in library.games:
         cards = library.cards(game)
-        # A card of two types (VTES "Action Modifier/Reaction") counts once under each.
+        # A card of two types ("Action Modifier/Reaction") counts once under each.
         per_type = Counter(t for c in cards for t in (c.types or ("?",)))
         data[game] = {"cards": len(cards), "types": dict(per_type.most_common())}
         lines.append(f"{game}: {len(cards)}")
@@ -141,10 +152,17 @@ def _stats(args, library) -> int:
 
 def _sources() -> list[tuple[str, Any]]:
     """The games whose cards come from lists the program can fetch again (their card source)."""
-    from companion import registry
-
     found = [(game, registry.hook(game, "card_source")) for game in registry.builtin_ids()]
     return [(game, source) for game, source in found if source is not None and hasattr(source, "update")]
+
+
+def _game_name(game: str) -> str:
+    """The game's name in the current language (its game.yaml's ``names``), for a message."""
+    from companion.cards.gamedata import load_game
+    from companion.i18n import language
+
+    path = registry.game_file(game)
+    return load_game(path).name(language()) if path is not None else game
 
 
 def _update(args) -> int:
@@ -152,18 +170,23 @@ def _update(args) -> int:
     from companion.i18n import t
 
     sources = _sources()
+    if not sources:
+        print(t("cards.update.none"), file=sys.stderr)
+        return 2
+    (game, source), = sources  # one game's lists today; a second would need a --game
+    name = _game_name(game)
     if args.revert:
-        had = any([source.revert() for _, source in sources])
-        _out(args, {"reverted": had}, [t("cards.update.reverted" if had else "cards.update.nothing")])
+        had = source.revert()
+        _out(args, {"reverted": had}, [t("cards.update.reverted" if had else "cards.update.nothing", game=name,
+                                         source=source.name())])
         return 0
-    print(t("cards.update.fetching"), file=sys.stderr)
+    print(t("cards.update.fetching", game=name), file=sys.stderr)
     try:
-        (_game, source), = sources  # one game's lists today; a second would need a --game
         result = source.update(args.mirror, timeout=args.timeout)
     except SourceError as exc:
         print(t("cards.update.failed", reason=str(exc)), file=sys.stderr)
         return 1
-    lines = [t("cards.update.done", cards=result.cards, added=result.added, changed=result.changed,
+    lines = [t("cards.update.done", game=name, cards=result.cards, added=result.added, changed=result.changed,
                fr=result.translated.get("fr", 0), es=result.translated.get("es", 0))]
     _out(args, result.to_json(), lines)
     return 0
@@ -179,7 +202,8 @@ def _validate(args) -> int:
         print(f"{folder}: not a folder", file=sys.stderr)
         return 2
     overlay = None if args.dir else catalog.overlay_dir()
-    # krcg's VTES list is not a file of the cardmap: it is checked by the test suite, not here.
+    # A game's card source (lists read from elsewhere) is not a file of the cardmap: it is checked
+    # by the test suite, not here.
     # With no --dir: the shipped games, the user's own games and cards.
     user_games = None if args.dir else registry.user_dir()
     result = catalog.build(folder, overlay if overlay is not None else Path("/nonexistent"), with_sources=False,

@@ -46,7 +46,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", action="append", choices=registry.ids(), help="only this game (repeatable)")
     parser.add_argument("--screen", action="append", help="only this screen (repeatable)")
     parser.add_argument("--players", type=_players, help="players at the table: a number, max (as many as "
-                        "each game allows), or per game: vtes=6,ascension=4; default: the demo's")
+                        "each game allows), or per game: ID=N,ID=N; default: the demo's")
     parser.add_argument("--layout", action="store_true", help="also write, beside each Table picture, a JSON "
                         "file with the box of every counter and button in window pixels")
     parser.add_argument("--scale", type=_scale, default=1.0, help="text scale, 1.0 to 2.0 (default 1.0)")

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 
+from companion import registry
+
 VERBOSITIES = ("short", "normal", "full")
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("ref", help="card reference (vtes:100845) or exact card name")
+    p.add_argument("ref", help=f"card reference ({registry.example_ref()}) or exact card name")
     p.add_argument("--verbosity", choices=VERBOSITIES, default="normal",
                    help="short: name and cost; normal: the whole card; full: also flavour and rulings")
     # SUPPRESS keeps the top-level --lang when this one is not given.
@@ -43,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     lang = getattr(args, "lang", None) or i18n.language()
     card, game = _find(args.ref)
     if card is None:
-        print(t("speak.unknown", lang, ref=args.ref), file=sys.stderr)
+        print(t("speak.unknown", lang, ref=args.ref, example=registry.example_ref()), file=sys.stderr)
         return 2
     utterances = card_speech(card, verbosity=args.verbosity, lang=lang, game=game)
     if args.print_text:

@@ -20,11 +20,22 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strict", action="store_true", help="stop with exit status 3 at the first refused command")
     p.add_argument("--resume", type=int, metavar="ID", help="go on with a saved game")
     p.add_argument("--first", metavar="NAME", help="the first player the table chose (default: drawn at random)")
-    p.add_argument("--teams", action="store_true", help="Ascension: teams of two (4 or 6 players)")
+    for option, help_text in _game_options().items():
+        p.add_argument(f"--{option}", action="store_true", help=help_text)
     p.add_argument("--list", action="store_true", help="list the saved games and exit")
     p.add_argument("--export", choices=("text", "json"), help="print the game given by --resume and exit")
     p.add_argument("--source", choices=("touch", "key", "scan", "script"), default=None,
                    help="input source recorded with each event (default: script, or key on a terminal)")
+
+
+def _game_options() -> dict[str, str]:
+    """The set-up options a game's own code offers (its ``table_options`` hook: name → help),
+    each help led by the games that have it."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    for game in registry.builtin_ids():
+        for option, help_text in (registry.hook(game, "table_options") or {}).items():
+            found.setdefault(option, []).append((game, help_text))
+    return {option: "; ".join(f"{game}: {text}" for game, text in offers) for option, offers in found.items()}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -94,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
             if not names:
                 say(t("table.cli.no_players"), sys.stderr)
                 return 2
-            options = {"teams": True} if args.teams else {}
+            options = {option: True for option in _game_options() if getattr(args, option.replace("-", "_"), False)}
             result = session.new_game(args.game, names, seed=args.seed, options=options,
                                       source=args.source or "script", first=args.first)
         if not result.ok:

@@ -23,14 +23,14 @@ def configure(p: argparse.ArgumentParser) -> None:
     r.add_argument("--json", action="store_true", help="one JSON object")
 
     w = sub.add_parser("write", help="write a card reference on a tag, then read it back")
-    w.add_argument("ref", help="card reference, e.g. vtes:100845")
+    w.add_argument("ref", help=f"card reference, e.g. {registry.example_ref()}")
     reader_options(w)
     w.add_argument("--kind", choices=("text", "uri", "external"), default="text",
                    help="NDEF record to write (default: text, what every phone can read)")
     w.add_argument("--force", action="store_true", help="write a reference the library does not know")
 
     b = sub.add_parser("bind", help="add the tag's UID to the collection, without writing on it")
-    b.add_argument("ref", help="card reference, e.g. vtes:100845")
+    b.add_argument("ref", help=f"card reference, e.g. {registry.example_ref()}")
     reader_options(b)
     b.add_argument("--force", action="store_true", help="bind a reference the library does not know")
 
@@ -61,7 +61,7 @@ def _card_for(library, ref: str, force: bool):
 
     parts = parse_ref(ref)
     if parts is None:
-        _say(t("tag.bad_ref", ref=ref))
+        _say(t("tag.bad_ref", ref=ref, example=registry.example_ref()))
         return 2
     card = library.get(ref)
     if card is None and not force:

@@ -84,7 +84,7 @@ def language() -> str:
 
 
 # French elides "de" before a vowel: a name put in a sentence reads "le tour d'Ann", "Commandes
-# d'Ascension", never "de Ann".
+# d'Orion", never "de Ann".
 _ELISION = re.compile(r"\b([Dd])e (?=[AEIOUYÉÈÊÀÂÎÔÛŒaeiouyéèêàâîôûœ])")
 
 

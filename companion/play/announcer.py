@@ -24,7 +24,7 @@ import yaml
 
 from companion.i18n import elide, t
 from companion.i18n.grammar import agree
-from companion.speech.lexicon import game_once, game_words
+from companion.speech.lexicon import game_changed, game_once, game_tells, game_words
 from companion.speech.numbers import duration_words, number_words
 from companion.speech.phrases import Utterance, change_speech, for_the_ear
 from companion.speech.speaker import Priority
@@ -99,6 +99,10 @@ class Announcer:
         # The phase reminders and once-a-game notes already said in this game (docs/speech.md).
         self._reminded: set[tuple[str, ...]] = set()
         self._round: tuple[Any, int] | None = None  # the (game, round) whose number was said
+        # (game, seat's name) → its main numbers as its last turn's sentence said them: a turn
+        # says those that changed since (all of them on the seat's first turn).
+        self._turn_said: dict[tuple[Any, str], dict[str, int]] = {}
+        self._last_note: dict[tuple[str, str, str], str] = {}  # (game, note, seat) → said last (changed)
         self._ended: Any = None  # the game whose end ("Partie terminée…") was said: not said again
         self._said_for: dict[int, str] = {}  # event id → what it did, said (for an undo to name it)
         # The last messages, newest last, for a player who missed one or wants an older one;
@@ -155,12 +159,14 @@ class Announcer:
         """Remember the state of a game just opened, so that a first undo can say what it did."""
         self._snap = snapshot(game)
         self._reminded.clear()
+        self._turn_said.clear()
+        self._last_note.clear()
 
     def result(self, result: Any, game: Any) -> None:
         """A result of ``Game.apply``: its changes said briefly, or its refusal said as an error."""
         lang = self.lang
         if not result.ok:
-            reason = ear(result.reason_text(lang), lang)
+            reason = ear(self.reason_text(result), lang)
             # just said (why a proposal cannot be paid): not again, only that it is refused
             just_said = bool(self.history) and reason in self.history[-1][0]
             self.say(phrase("refused_bare", lang) if just_said else phrase("refused", lang, reason=reason),
@@ -171,6 +177,17 @@ class Announcer:
         self.say(texts, Priority.CHANGE, interrupt, echo=False)
         if hints:
             self.say(hints, Priority.HINT, echo=False)
+
+    def reason_text(self, result: Any) -> str:
+        """Why a command was refused, for the ear: the short spoken form of table_phrases.yaml
+        ``reasons`` when it has one (what the player typed is not said back to them), else as
+        written."""
+        key, values = result.reason if result.reason else ("", {})
+        spoken = ((_phrases().get(self.lang) or _phrases()["fr"]).get("reasons") or {}).get(key)
+        if not spoken:
+            return result.reason_text(self.lang)
+        text = spoken.format(**_resolve(getattr(result, "data", None), dict(values), self.lang))
+        return elide(text) if self.lang == "fr" else text
 
     def result_texts(self, result: Any, game: Any) -> tuple[list[str], list[str]]:
         """(what to say now, reminders to say after) for an accepted result.
@@ -186,6 +203,8 @@ class Announcer:
         if before.get("game") != after.get("game"):
             before = {}  # another game was opened: nothing to compare with
             self._reminded.clear()
+            self._turn_said.clear()
+            self._last_note.clear()
         self._snap = after
         verb = result.intent.verb
         answer = result.answer_lines(lang) if hasattr(result, "answer_lines") else result.answer
@@ -202,8 +221,11 @@ class Announcer:
         turn_at: int | None = None  # where the new turn's sentence goes
         turn_values: dict[str, Any] = {}
         folded: dict[str, int] = {}  # counters of the new turn's player moved as the turn began
-        once = game_once(gid)
+        once, changed, tells = game_once(gid), game_changed(gid), game_tells(gid)
         level = self.verbosity()
+        own = _typed_change(result)
+        note_at = -1  # where the last note's sentence is in ``texts``
+        told: str | None = None  # the seat whose next change a note of this result said (game.yaml tells)
         for key, values in result.notes:
             if key == "table.counter":
                 change = self._take_change(changes, values)
@@ -212,8 +234,16 @@ class Announcer:
                 if turn_at is not None and change.seat_name == turn_values.get("name") and change.seat is not None:
                     folded[change.counter] = change.value
                     continue
-                texts.append(self.change_text(change, gid))
+                mine = own == (change.seat, change.counter) or (told is not None and told == change.seat_name)
+                if told == change.seat_name:
+                    told = None
+                texts.append(self.change_text(change, gid, own=mine))
+                heard = self._turn_said.get((game.id if game is not None else None, change.seat_name))
+                if heard is not None:
+                    heard[change.counter] = int(change.value)  # heard now: not again at their turn
                 continue
+            if key in tells:
+                told = str(values.get(tells[key]) or "") or None
             if key == "table.turn":
                 turn_at, turn_values = len(texts), dict(values)
                 texts.append("")
@@ -223,8 +253,27 @@ class Announcer:
                     continue
                 self._reminded.add((gid, key))
             text = self.note_text(key, values, game)
-            if key in ("table.phase", "table.phase_bare") and _named(text, texts):
-                text = ""  # "Manche deux : collecte." already named the phase
+            again = (game_words(lang, gid).get("again") or {}).get(key)
+            if again:  # the whole sentence the first time in a game, then its short form
+                if (gid, "@again", key) in self._reminded and level != "full":
+                    text = _fill(again, _resolve(game.data if game else None, values, lang), lang)
+                self._reminded.add((gid, "@again", key))
+            if key in changed:  # the same as this player last heard: they know it
+                last = (gid, key, str(values.get("name", "")))
+                if self._last_note.get(last) == text and level != "full":
+                    continue
+                self._last_note[last] = text
+            if key in ("table.phase", "table.phase_bare") and (
+                    _named(text, texts) or _opens(text, [self.note_text(k, v, game) for k, v in result.notes
+                                                         if k not in ("table.phase", "table.phase_bare",
+                                                                      "table.counter", "table.turn")])
+                    or (turn_at is not None and _phase(game, values).said == "with_turn")):
+                # "Manche deux : collecte." or "Contrôle de victoire : Ann dix, Bob dix." names
+                # the phase; a turn's sentence stands for the phase it opens in (game.yaml)
+                text = ""
+            if text and texts and note_at == len(texts) - 1 and text.startswith(texts[-1].rstrip(". ") + " "):
+                texts.pop()  # "Bob passe." then "Bob passe en premier et prend la tuile…": the longer one
+            note_at = len(texts)
             texts.append(text)
             if key == "table.phase" and level != "short":
                 phase_key = (gid, "@phase", str(values.get("phase")))
@@ -265,8 +314,9 @@ class Announcer:
         return [self._won_text(game), *lines[1:]] if lines[0] == full else lines
 
     def turn_start_text(self, game: Any, values: dict[str, Any], moved: dict[str, int]) -> str:
-        """A new turn, once: the round, whose turn, and that player's main numbers (the game's
-        main counters when there are one or two, and those the turn's start moved)."""
+        """A new turn, once: the round, whose turn, and that player's main numbers that changed
+        since they last heard them (the game's main counters when there are one or two, all of
+        them on their first turn, and those the turn's start moved)."""
         lang = self.lang
         name = values.get("name", "")
         if game is None:
@@ -277,13 +327,19 @@ class Announcer:
         shown = main if len(main) <= 2 else []
         shown += [cid for cid in moved if cid not in shown]
         parts = []
+        last = self._turn_said.get((game.id, name))
+        now: dict[str, int] = {}
         for cid in shown:
             counter = game.data.counters.get(cid)
             value = s["seats"][seat]["counters"].get(cid) if seat is not None else None
             if counter is None or counter.hidden or value is None:
                 continue
+            now[cid] = int(value)
+            if last is not None and cid not in moved and last.get(cid) == int(value):
+                continue  # as this player last heard it at their turn: they know it
             parts.append(phrase("counter", lang, counter=counter.name(lang),
                                 value=number_words(int(value), lang, _feminine(game.data.id, cid, lang))))
+        self._turn_said[(game.id, name)] = now
         # The round once, on its first turn (and on the game's first); then only whose turn it is.
         round_ = int(values.get("round") or s.get("round") or 1)
         new_round = self._round != (game.id, round_)
@@ -310,9 +366,18 @@ class Announcer:
                 return changes.pop(i)
         return None
 
-    def change_text(self, change: Any, game_id: str = "") -> str:
+    def change_text(self, change: Any, game_id: str = "", own: bool = False) -> str:
+        """A counter's change in one sentence; ``own``: the change the player just typed or
+        pressed, said by its new value only ("Bob, vingt-sept."): they know the counter and the
+        amount, they need to hear whose it is and where it stands."""
         names = dict(change.counter_names)
         entry = (game_words(self.lang, game_id).get("counters") or {}).get(change.counter)
+        if own and not (entry and "on" in entry):
+            value = number_words(int(change.value), self.lang, bool((entry or {}).get("feminine")))
+            if change.seat is None:
+                return phrase("own_shared", self.lang, counter=ear(change.counter_names.get(self.lang) or
+                                                                   change.counter, self.lang, game_id), value=value)
+            return phrase("own", self.lang, name=change.seat_name, value=value)
         key: Any = f"{game_id}.{change.counter}" if entry and "on" in entry else names
         spoken = change_speech(change.seat_name if change.seat is not None else None, key, change.delta,
                                change.value, self.lang, game_id)
@@ -492,12 +557,44 @@ class Announcer:
         return phrase("cursor", lang, seat=who, counter=counter.name(lang), value=spoken)
 
 
+def _typed_change(result: Any) -> tuple[int | None, str] | None:
+    """(seat, counter) of a counter the player changed by a command of their own (typed, pressed,
+    touched), or None: the one change they know before it is said."""
+    intent = result.intent
+    if intent.verb != "counter" or intent.source == "scan":
+        return None
+    cid = intent.args.get("counter")
+    changes = [c for c in result.changes if c.counter == cid]
+    return (changes[0].seat, cid) if len(changes) == 1 else None
+
+
+def _phase(game: Any, values: dict[str, Any]) -> Any:
+    """The phase a ``table.phase`` note names (``@p:<id>``), or an empty phase."""
+    from companion.table.data import Phase
+
+    pid = str(values.get("phase", "")).removeprefix("@p:")
+    if game is not None:
+        for p in game.data.phases:
+            if p.id == pid:
+                return p
+    return Phase(pid, {}, {})
+
+
 def _named(text: str, said: list[str]) -> bool:
     """Whether a short sentence (a phase's name) is already in one said just before it."""
     from companion.table.data import fold
 
     words = fold(text.rstrip(". "))
     return bool(words) and any(f" {words}" in f" {fold(x)}" for x in said if x)
+
+
+def _opens(text: str, said: list[str]) -> bool:
+    """Whether a sentence of the same result starts with a phase's name ("Contrôle de victoire :
+    Ann dix, Bob dix." after the phase "Contrôle de victoire.")."""
+    from companion.table.data import fold
+
+    words = fold(text.rstrip(". "))
+    return bool(words) and any(fold(x).startswith(f"{words} :") for x in said if x)
 
 
 def _capital(text: str) -> str:

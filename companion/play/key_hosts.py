@@ -55,10 +55,30 @@ class SessionHost:
     """The keys' host: table commands are the core Session's intents (source "key"); screens are
     the front end's navigator's."""
 
-    def __init__(self, session: Any, navigator: Navigator | None = None, judge: Any = None) -> None:
+    def __init__(self, session: Any, navigator: Navigator | None = None, judge: Any = None,
+                 venue: Any = None) -> None:
         self.session = session  # companion.play.session.Session
         self.navigator = navigator if navigator is not None else TableOnly()
         self.judge = judge or (lambda: False)  # the Runtime's call_judge: a judge to the table (a venue)
+        self.venue = venue  # the Runtime: the venue's result (pending, asked, confirmed, contested)
+
+    @property
+    def result_pending(self) -> Any:
+        return self.venue.result_pending() if self.venue is not None else None
+
+    def ask_result(self) -> Any:
+        return self.venue.ask_result() if self.venue is not None else None
+
+    def confirm_result(self) -> Any:
+        return self.venue.venue_action(None, "confirm_result", source="key") if self.venue is not None else None
+
+    def contest_result(self) -> Any:
+        return self.venue.venue_action(None, "contest_result", source="key") if self.venue is not None else None
+
+    def close_overlay(self) -> bool:
+        """What opened over the screen (the result shown, a seat's menu) closed by Escape."""
+        close = getattr(self.navigator, "close_overlay", None)
+        return bool(callable(close) and close())
 
     @property
     def game(self) -> Any:

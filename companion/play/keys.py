@@ -14,6 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 from companion.i18n import t
 from companion.play.keymap import Binding, KeyMap, load_keymap
 from companion.play.keynames import CANCEL_KEYS, ENTER_KEYS, PAGE_KEYS, digit_of, is_text_key, known_lang
+from companion.table.present import seat_counters, shared_counters
 
 
 @runtime_checkable
@@ -194,11 +195,14 @@ class Keys:
         return active if active is not None else 0
 
     def counters(self, seat: int | None) -> list[str]:
+        """The counters the arrows visit on a seat (None: the shared ones): those the table shows."""
         game = self.host.game
         if game is None:
             return []
-        pool = game.data.shared if seat is None else game.data.counters
-        return [cid for cid, c in pool.items() if not c.hidden]
+        if seat is None:
+            return shared_counters(game.data, game.state)
+        shown = set(seat_counters(game.rules))
+        return [cid for cid in game.data.counters if cid in shown]  # in the game's order, as before
 
     def cursor_target(self) -> tuple[int | None, str | None]:
         seat = self.seat()
@@ -297,6 +301,16 @@ class Keys:
         else:
             self.announcer.read_seat(self.host.game, seat, short=self._short())
 
+    def a_result(self, _b: Binding) -> None:
+        ask = getattr(self.host, "ask_result", None)
+        if ask is not None:
+            ask()
+
+    def a_contest(self, _b: Binding) -> None:
+        contest = getattr(self.host, "contest_result", None)
+        if contest is not None:
+            contest()
+
     def a_judge(self, _b: Binding) -> None:
         judge = getattr(self.host, "judge", None)  # a host without a venue: the runtime says so
         if judge is not None:
@@ -348,6 +362,10 @@ class Keys:
         if self.host.proposal is not None:
             self.host.dismiss()  # the card was laid only to read it: leave it, stay on the table
             self.announcer.say(t("play.dismissed", self.lang), interrupt=True)
+            return
+        close = getattr(self.host, "close_overlay", None)
+        if close is not None and close():
+            self.say_prompt("closed")
             return
         if not self.host.back():
             self.say_prompt("no_back")
@@ -415,6 +433,10 @@ class Keys:
         if self.host.proposal is not None:
             self.log.append(("enter", "confirm"))
             self.host.confirm()  # the card laid: its action applied, or refused with the reason
+            return
+        if getattr(self.host, "result_pending", None) is not None:
+            self.log.append(("enter", "confirm_result"))
+            self.host.confirm_result()  # the venue's result, as its touch button and a phone confirm it
             return
         self.sync()
         seat, cid = self.cursor_target()

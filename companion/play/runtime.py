@@ -17,8 +17,10 @@ from companion.i18n import language, t
 from companion.play.announcer import Announcer, ear
 from companion.play.key_hosts import SessionHost
 from companion.play.keys import Keys
+from companion.play.observers import Observers
 from companion.play.phones import Phones
 from companion.play.scans import Scans
+from companion.play.seat_policy import venue_actions
 from companion.play.session import Session
 from companion.play.voice import Voice
 from companion.play.workers import Workers
@@ -33,6 +35,8 @@ class Runtime:
     # the question. The console sets "play.hint.console" (ok); the window and the keys use Enter.
     confirm_hint = "play.hint.key"
     choose_hint = "play.hint.choose"  # what to choose first, and how (the console: "ok mort vie")
+    # How a venue's result is confirmed here, said after the proposal (the console: "résultat ok").
+    result_hint = "venue.result.hint.key"
     # What a command adds to every Runtime it starts (the venue's link to the organiser's hub):
     # each is called with the new runtime and may return what to call when it closes.
     extensions: list[Callable[[Runtime], Callable[[], None] | None]] = []
@@ -64,14 +68,94 @@ class Runtime:
         i18n.on_language(self.set_language)  # the Settings' language: what the table says follows it
         # Words a front end's text input offers to extensions first (the venue's "résultat", "juge").
         self.words: list[Callable[[str], bool]] = []
-        # The venue's link (companion.venue.link.TableLink) once the table joined one: its judge
-        # call and round clock, for the front ends that show them.
-        self.venue: Any = None
+        # The venue's news for the front ends: "result" (the result waiting for the players' word,
+        # or None), "joined" (the link, or None once left). Called in the thread that changed it.
+        self.venue_news = Observers("result", "joined")
+        self._venue: Any = None
+        self._venue_off: Callable[[], None] | None = None
+        self.venue = None
         self._closers = [c for c in (ext(self) for ext in list(Runtime.extensions)) if c is not None]
 
     def add_closer(self, closer: Callable[[], None]) -> None:
         """Something to stop when the runtime closes (a venue joined from the window's menu)."""
         self._closers.append(closer)
+
+    @property
+    def venue(self) -> Any:
+        """The venue's link (companion.venue.link.TableLink) once the table joined one: its judge
+        call, round clock and pending result, for the front ends that show them."""
+        return self._venue
+
+    @venue.setter
+    def venue(self, link: Any) -> None:
+        if self._venue_off is not None:
+            self._venue_off()
+            self._venue_off = None
+        self._venue = link
+        news = getattr(link, "observers", None)
+        if news is not None and callable(getattr(news, "subscribe", None)):
+            self._venue_off = news.subscribe("result", lambda body: self.venue_news.emit("result", body))
+        if link is not None and hasattr(link, "hint"):
+            link.hint = lambda: self.result_hint  # the proposal said at the game's end ends with our keys
+        self.venue_news.emit("joined", link)
+
+    def venue_actions(self, seat: int, lang: str | None = None) -> tuple[Any, ...]:
+        """The venue's actions of seat ``seat`` (0-based), for the table screen's seat menus."""
+        return venue_actions(self.venue, seat, lang or self.lang)
+
+    def venue_action(self, seat: int | None, action_id: str, lang: str | None = None,
+                     source: str = "touch") -> dict[str, Any]:
+        """One of the venue's seat actions (``seat_policy.VENUE_ACTIONS``), from a seat's menu, a
+        phone (``source`` "phone"), a key or a touch on the result shown: checked against the
+        list, sent through the link, said to the table; the reply's lines in ``lang``."""
+        lang = lang or self.lang
+        link = self.venue
+        offered = {a.id for a in self.venue_actions(max(0, (seat or 1) - 1), lang)}
+        if link is None or action_id not in offered:
+            key = "venue.not_joined" if link is None else "phones.action_not_now"
+            if source != "phone":  # a phone's refusal is for that phone alone
+                self.say(t(key, self.lang))
+            return {"ok": False, "lines": [t(key, lang)], "status": 409}
+        name = self.seat_name(seat) if seat else ""
+        by = f"{source}:{name}" if name else source
+        if action_id == "judge":
+            why = t("phones.judge_from" if source == "phone" else "venue.judge.from_seat", "fr", name=name) \
+                if name else ""
+            link.call_judge(seat=seat, why=why)
+            key = "venue.judge.called"
+        elif action_id == "confirm_result":
+            link.confirm_result(by=by)
+            key = "venue.result.sent"
+        else:
+            link.contest_result(seat=seat, by=by)
+            key = "venue.result.contested"
+        self.say(t(key, self.lang, table=link.table))
+        return {"ok": True, "lines": [t(key, lang, table=link.table)], "revision": self.session.revision}
+
+    def result_pending(self) -> Any:
+        """The venue's result waiting for the players' word, or None."""
+        link = self.venue
+        pending = getattr(link, "pending_result", None)
+        return pending() if callable(pending) else None
+
+    def result_later(self) -> None:
+        """The players leave the result for later (the window's "Plus tard", Escape)."""
+        later = getattr(self.venue, "later", None)
+        if callable(later):
+            later()
+
+    def ask_result(self) -> bool:
+        """The players ask for their table's result (key V, a button): said, and it waits for their
+        word as at the game's end."""
+        link = self.venue
+        if link is None:
+            self.say(t("venue.not_joined"))
+            return False
+        if link.ask_result() is None:
+            self.say(t("venue.result.no_game"))
+            return False
+        self.say(link.result_text(self.lang, hint=self.result_hint))
+        return True
 
     def call_judge(self) -> bool:
         """Call a judge to this table (the window's button and key, the console's word "juge"):
@@ -101,8 +185,13 @@ class Runtime:
         try:
             for game in self.library.games:  # the first call reads (or builds) the card index
                 self.library.load(game)
-            # The search index too (2-3 s for VTES): never on a player's time, at the first card named.
+            # The search index too (2-3 s for the largest game): never on a player's time, at the first card named.
             self.library.prepare_search()
+            # And the words of speech: the first card laid is said without reading them first.
+            from companion.speech.phrases import prepare
+
+            prepare()
+            _give_back_freed_memory()
             errors = {g: _one_line(e) for g, e in self.library.errors().items()}
         except Exception as exc:  # the companion stays useful: tags are then reported as unknown
             log.exception("loading the cards failed")
@@ -122,7 +211,7 @@ class Runtime:
         from companion.tags import collection
 
         lang = lang or self.lang
-        found = [collection.problem(lang=lang), userfiles.settings_problem(lang=lang)]
+        found = [collection.problem(lang=lang), *userfiles.settings_problems(lang=lang)]
         return [p for p in found if p]
 
     def lay(self, scan: Scan) -> None:
@@ -209,7 +298,7 @@ class Runtime:
 
     def keys(self, navigator: Any = None, focus: Any = None) -> Keys:
         """The key controller over this session, for a front end's screens (``navigator``)."""
-        host = SessionHost(self.session, navigator, self.call_judge)
+        host = SessionHost(self.session, navigator, self.call_judge, venue=self)
         return Keys(host, self.announcer, self.voice, lang=self.lang, focus=focus)
 
     # -- speech ---------------------------------------------------------------------------
@@ -237,3 +326,21 @@ def _one_line(errors: object) -> str:
     if isinstance(errors, list | tuple):
         return "; ".join(str(e) for e in errors)
     return str(errors)
+
+
+def _give_back_freed_memory() -> None:
+    """Reading the card index and the search index decodes megabytes of JSON, freed once the
+    cards and the search are built; glibc keeps freed pages in the process until asked
+    (malloc_trim), and a Raspberry Pi's memory is small: asked once, after loading, on Linux."""
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        trim = getattr(ctypes.CDLL(None), "malloc_trim", None)  # None: not glibc (musl)
+    except OSError:
+        return
+    if trim is not None:
+        trim(0)

@@ -9,8 +9,11 @@ front end that lets a seat act for itself applies the same one (README.md, "Phon
 - The seat's actions (``table.present.seat_actions``: the very list the table screen's seat
   menus show, with the same questions in the same order) whenever that list offers them: the
   list's own conditions (``when`` in game.yaml) already say when, so an action offered out of
-  turn (VTES: take the edge) is allowed out of turn. Answers are checked against the choices
+  turn (taking a mark such as an edge) is allowed out of turn. Answers are checked against the choices
   the list offers before any line is sent.
+- A table joined to a venue adds the venue's actions to every seat's list (``venue_actions``):
+  confirm or contest the result waiting for the players' word, call a judge; the Runtime sends
+  them (``Runtime.venue_action``), whoever asked.
 
 Answers are plain dicts ``{"ok", "lines", "revision"}`` plus an HTTP-like ``status`` the web front
 end may use; the lines are in the asker's language.
@@ -22,6 +25,7 @@ from typing import Any
 
 from companion.i18n import t
 from companion.table import present
+from companion.table.present import ActionView
 
 CONFIRM_WORDS = frozenset({"ok", "oui", "yes"})
 DISMISS_WORDS = frozenset({"non", "no"})
@@ -30,6 +34,9 @@ CHOSEN = ("target", "vampire", "component", "essence")  # questions answered fro
 LANGS = ("fr", "en")
 MAX_AMOUNT = 9999
 MAX_TEXT = 60
+# What a table joined to a venue adds to every seat's list (the venue's link, duck-typed: the core
+# imports no front end): confirm or contest the result waiting for the players, call a judge.
+VENUE_ACTIONS = ("confirm_result", "contest_result", "judge")
 
 
 def active_seat(session: Any) -> int | None:
@@ -149,8 +156,8 @@ def why_waiting(session: Any, seat: int, lang: str = "fr") -> str:
 
 
 def _offered(session: Any, own: int, verb: str, word: str) -> bool:
-    """Whether the seat's action list offers that verb now (typed rather than tapped): Res Arcana's
-    life loss or taking essences back happen in another player's turn."""
+    """Whether the seat's action list offers that verb now (typed rather than tapped): a
+    life loss or taking essences back may happen in another player's turn."""
     game = session.game
     for action in present.seat_actions(game.rules, game.state, own, "fr"):
         for template in action.commands:
@@ -160,16 +167,34 @@ def _offered(session: Any, own: int, verb: str, word: str) -> bool:
     return False
 
 
-def action_menu(session: Any) -> dict[str, list[dict[str, Any]]]:
+def venue_actions(venue: Any, seat: int, lang: str = "fr") -> tuple[ActionView, ...]:
+    """The venue's actions of seat ``seat`` (0-based), after the game's own in the very list the
+    table screen's seat menus and the phones show: confirm and contest while a result waits for
+    the players' word, and the judge call whenever the table is joined to a venue."""
+    if venue is None or not callable(getattr(venue, "call_judge", None)):
+        return ()
+    out = []
+    pending = venue.pending_result() if callable(getattr(venue, "pending_result", None)) else None
+    if pending is not None:
+        out += [ActionView("confirm_result", "ok", t("venue.result.confirm_action", lang,
+                                                     result=venue.summary(pending, lang)), (), seat=seat, urgent=True),
+                ActionView("contest_result", "refused", t("venue.result.contest", lang), (), seat=seat)]
+    out.append(ActionView("judge", "judge", t("phones.call_judge", lang), (), seat=seat))
+    return tuple(out)
+
+
+def action_menu(session: Any, venue: Any = None) -> dict[str, list[dict[str, Any]]]:
     """Per seat (1-based, as text keys), the actions it may take now, in both languages, with the
-    choices each question offers: what a phone shows as its seat's buttons."""
+    choices each question offers: what a phone shows as its seat's buttons (the venue's last)."""
     game = session.game
     if game is None:
         return {}
     rules, s = game.rules, game.state
     out: dict[str, list[dict[str, Any]]] = {}
     for i in range(len(s["seats"])):
-        by_lang = {lang: present.seat_actions(rules, s, i, lang) for lang in LANGS}
+        by_lang = {lang: present.seat_actions(rules, s, i, lang) + venue_actions(venue, i, lang) for lang in LANGS}
+        if len({len(v) for v in by_lang.values()}) > 1:  # a result settled between the two: once more
+            by_lang = {lang: by_lang["fr"] for lang in LANGS}
         items = []
         for n, action in enumerate(by_lang["fr"]):
             choices = {}

@@ -4,7 +4,7 @@ screen: ``aide`` (the command words of this game, short first, ``plus`` for more
 ``verbosité court``, ``rappel`` (the reminder of the phase the game is in), ``place`` (or
 ``place 2``) and ``table`` (short or full readings), ``qui joue``, ``score``, ``répète``,
 ``précédent`` / ``après`` (the last messages), ``carte`` (the last card again), and with no
-game ``partie vtes Ann Bob``. Also a player's own words for table commands (``fin de tour``,
+game ``partie <jeu> Ann Bob``. Also a player's own words for table commands (``fin de tour``,
 ``pile ou face``: aliases) and the suggestion of a command word close to a typo.
 
 Every front end binds it the same way: the console hands it each typed line before the game
@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from companion import registry
 from companion.i18n import t
 from companion.table.data import fold
 
@@ -157,7 +158,7 @@ class Talk:
         game = self.session.game
         if game is None:  # the console with no game: what can be done here, and how
             self.more = [t("talk.help_games", self.lang, games=", ".join(self._games()))]
-            self._say(t("talk.help_no_game", self.lang))
+            self._say(t("talk.help_no_game", self.lang, game=registry.example_game()))
             return
         lang, data = self.lang, game.data
         counters = [c for c in data.counters.values() if not c.hidden]
@@ -291,11 +292,11 @@ class Talk:
         return list(getattr(self.library, "games", None) or [])
 
     def _start(self, rest: list[str]) -> bool:
-        """``partie vtes Ann Bob Cy`` (or ``Ann,Bob``): a new game, when none is on the table."""
+        """``partie <jeu> Ann Bob Cy`` (or ``Ann,Bob``): a new game, when none is on the table."""
         games = {fold(g): g for g in self._games()}
         game = games.get(fold(rest[0]))
         if game is None:
-            self._say(t("talk.game_what", self.lang, games=", ".join(self._games())))
+            self._say(t("talk.game_what", self.lang, games=", ".join(self._games()), game=registry.example_game()))
             return True
         names = [n for part in rest[1:] for n in part.split(",") if n]
         if self.start_game is not None:

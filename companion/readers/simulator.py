@@ -1,6 +1,6 @@
 """A reader with no hardware: cards are laid and lifted by code, a script or the keyboard.
 
-``sim`` alone waits for ``lay()``; ``sim:vtes:100845,vtes:101050`` lays each card of the
+``sim`` alone waits for ``lay()``; ``sim:GAME:ID,GAME:ID2`` lays each card of the
 list in turn (one every ``interval`` seconds), as a demo table would.
 """
 
@@ -65,5 +65,5 @@ class SimulatedReader(Reader):
 
 
 def _split_refs(script: str) -> list[str]:
-    # "vtes:100845,vtes:101050" → ["vtes:100845", "vtes:101050"]
+    # "game:1,game:2" → ["game:1", "game:2"]
     return [part.strip() for part in script.split(",") if part.strip()]

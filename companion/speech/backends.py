@@ -16,14 +16,22 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from companion.i18n import t
 from companion.speech.phrases import Utterance
 from companion.speech.wav import join_wavs
 
 log = logging.getLogger("companion.speech")
+notice = logging.getLogger("companion.notice")  # sentences for the user, printed as they are (cli.py)
+
+
+def _audio_noise(line: str) -> bool:
+    """A line of the sound library espeak-ng plays through (ALSA, PulseAudio), not of espeak-ng."""
+    return line.startswith(("ALSA lib", "error: No such file", "Home directory not accessible")) or \
+        "pulse" in line.lower() or "jack" in line.lower()
 
 BACKENDS = ("espeak", "say", "windows", "silent")
 
@@ -81,6 +89,13 @@ class ProcessBackend(Backend):
         if key not in self._warned:
             self._warned.add(key)
             log.warning(message)
+
+    def _tell_once(self, key: str, sentence: str) -> None:
+        """A sentence for the person at the terminal, in their language (companion.notice has
+        no log prefix), once."""
+        if key not in self._warned:
+            self._warned.add(key)
+            notice.warning(sentence)
 
     def _run(self, args: list[str], text: str, cancel: threading.Event | None = None) -> tuple[int, str]:
         with self._lock:
@@ -183,18 +198,31 @@ class EspeakBackend(ProcessBackend):
         code, err = self._run(self.args(utterance, settings), utterance.text + "\n", cancel)
         if cancel.is_set():
             return
-        if code != 0 or "error" in err.lower():
-            # No sound card (a headless Pi, a CI machine): espeak-ng says so on stderr and goes on.
-            first = next((line for line in err.splitlines() if line.strip()), f"exit status {code}")
-            self._warn_once("audio", f"espeak-ng could not play sound: {first.strip()}")
+        lines = [line.strip() for line in err.splitlines() if line.strip()]
+        if code == 0:
+            if lines and "audio" not in self._warned:
+                # No sound card (a headless Pi, a CI machine): espeak-ng says so in English ALSA
+                # lines and goes on. For the log (--verbose), never the player's terminal.
+                self._warned.add("audio")
+                log.info("espeak-ng: no sound card, nothing heard: %s", lines[0])
+            return
+        # A real failure: what espeak-ng says after its sound library's lines.
+        why = next((line for line in reversed(lines) if not _audio_noise(line)), f"exit status {code}")
+        voice = self.voice(utterance.lang, settings)
+        if "voice does not exist" in why:
+            self._tell_once(f"voice:{voice}", t("speech.no_voice", voice=voice))
+        else:
+            self._tell_once(f"failed:{why}", t("speech.failed", why=why))
 
     def _render_one(self, utterance: Utterance, settings: VoiceSettings, path: Path) -> None:
         code, err = self._run(self.args(utterance, settings, wav=path), utterance.text + "\n")
         if code != 0 or not path.exists() or path.stat().st_size <= 44:
             raise SpeechError(f"espeak-ng could not write {path}: {err.strip() or f'exit status {code}'}")
 
-    def first_audio_seconds(self, utterance: Utterance, settings: VoiceSettings) -> float:
-        """Time from starting the engine to its first audio samples (for ``bench speech``)."""
+    def first_audio_seconds(self, utterance: Utterance, settings: VoiceSettings,
+                            at_first_audio: Callable[[int], None] | None = None) -> float:
+        """Time from starting the engine to its first audio samples (for ``bench speech``);
+        ``at_first_audio`` is then told the engine's process id, while it still runs."""
         start = time.perf_counter()
         proc = subprocess.Popen(self.args(utterance, settings, stdout=True), stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -208,7 +236,10 @@ class EspeakBackend(ProcessBackend):
                 if not chunk:
                     raise SpeechError("espeak-ng produced no audio")
                 got += len(chunk)
-            return time.perf_counter() - start
+            elapsed = time.perf_counter() - start
+            if at_first_audio is not None:
+                at_first_audio(proc.pid)
+            return elapsed
         finally:
             proc.kill()
             proc.wait()

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -30,26 +30,24 @@ def data(lang: str) -> dict[str, Any]:
     return table.get(lang) or table["fr"]
 
 
-@functools.lru_cache(maxsize=32)
-def _game_speech(path: str, _mtime: int) -> dict[str, Any]:
+@functools.lru_cache(maxsize=64)
+def _words_of(game: str, _cardmap: str | None, _home: str | None) -> dict[str, Any]:
+    """A game's ``speech:`` section, read once per place the games are read from (like
+    phrases.yaml, once a process: the registry lists folders, far too slow for each word said)."""
     from companion.cards.gamedata import load_game  # the one game.yaml reader
 
+    path = registry.game_file(game) if game and registry.ID.match(game) else None
+    if path is None:
+        return {}
     try:
-        return load_game(Path(path)).speech
+        return load_game(path).speech
     except Exception:  # a broken game.yaml: the loader names it elsewhere; here the raw words are said
         log.warning("speech: no words from %s", path, exc_info=True)
         return {}
 
 
 def _speech_of(game: str) -> dict[str, Any]:
-    path = registry.game_file(game) if game and registry.ID.match(game) else None
-    if path is None:
-        return {}
-    try:
-        mtime = path.stat().st_mtime_ns
-    except OSError:
-        return {}
-    return _game_speech(str(path), mtime)
+    return _words_of(game, os.environ.get("COMPANION_CARDMAP"), os.environ.get("COMPANION_HOME"))
 
 
 def game_words(lang: str, game: str) -> dict[str, Any]:
@@ -62,3 +60,16 @@ def game_words(lang: str, game: str) -> dict[str, Any]:
 def game_once(game: str) -> frozenset[str]:
     """The keys of a game's notes said once a game (a rule reminded each turn)."""
     return frozenset(_speech_of(game).get("once") or ())
+
+
+def game_changed(game: str) -> frozenset[str]:
+    """The keys of a game's notes said only when they differ from the last time for the same
+    player ("Ann pioche deux cartes." each turn: once, until the count changes)."""
+    return frozenset(_speech_of(game).get("changed") or ())
+
+
+def game_tells(game: str) -> dict[str, str]:
+    """A game's notes that already say the change of a counter that follows them, each with the
+    value that names whose ("SuperNova : le Navigateur d'Ann perd un point de vie.": ``name``;
+    "Ann saigne Bob de dix.": ``target``): that change is then said by its new value."""
+    return dict(_speech_of(game).get("tells") or {})

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from companion import registry
 from companion.cards.model import Card, localized
+from companion.i18n.grammar import agree
 from companion.speech.lexicon import data, game_words
 from companion.speech.numbers import fraction_words, number_words, ordinal_words, signed_words
 
@@ -71,6 +72,15 @@ def _replacements(lang: str) -> tuple[tuple[re.Pattern[str], str], ...]:
         pattern += "(?!\\w)" if re.search(r"\w$", old) else ""
         out.append((re.compile(pattern), new))
     return tuple(out)
+
+
+def prepare(langs: Iterable[str] = ("fr", "en")) -> None:
+    """Read the words of speech and make their patterns now (the worker that loads the cards at
+    start calls this): the first card laid is then said without first reading phrases.yaml and
+    compiling its replacements, which cost more than the rest of its way to the voice."""
+    for lang in langs:
+        data(lang)
+        _replacements(lang)
 
 
 def _game_data(lang: str, game: str) -> dict[str, Any]:
@@ -265,6 +275,11 @@ def _cost_word(lang: str, game: str, key: str) -> tuple[str, bool] | None:
     return (entry["name"], bool(entry.get("feminine"))) if entry else None
 
 
+def _counted(n: int, noun: str, lang: str) -> str:
+    """A counter's name (written plural, "runes") agreeing with its amount: "one rune"."""
+    return agree(f"{n} {noun}", lang).split(" ", 1)[1]
+
+
 def _feminine_nouns(lang: str, game: str) -> set[str]:
     counters = _game_data(lang, game).get("counters") or {}
     return {c["name"].casefold() for c in counters.values() if c.get("feminine")}
@@ -290,7 +305,7 @@ def _cost(card: Any, lang: str) -> str:
         # Known essences and resources are said in the listener's language.
         words = {k: _cost_word(lang, card.game, k) for k in structured}
         if all(words.values()) and all(str(v).isdigit() for v in structured.values()):
-            return _join([f"{number_words(int(v), lang, words[k][1])} {words[k][0]}"  # type: ignore[index]
+            return _join([f"{number_words(int(v), lang, words[k][1])} {_counted(int(v), words[k][0], lang)}"  # type: ignore[index]
                           for k, v in structured.items()], lang)
     # Other games print costs like "2 Or + 1 Vie": each amount agrees with its noun.
     feminine = _feminine_nouns(card.lang, card.game)

@@ -68,7 +68,7 @@ def card_intent(action: str, card: Card, seat: int | None = None, choice: list[s
                             "choice": list(choice or [])}
     names = card_names(card)
     if len(set(names.values())) > 1:
-        args["names"] = names  # said and written in the listener's language (Ascension's names.en)
+        args["names"] = names  # said and written in the listener's language (names.en)
     spec = effects_of(card).get(action)
     if spec is not None:
         args["effect"] = copy.deepcopy(spec)
@@ -244,7 +244,7 @@ _NAMES: dict[int, tuple[dict[str, Card], dict[str, Card]]] = {}
 
 def _names(cards: dict[str, Card]) -> dict[str, Card]:
     """Every name and alias of a game's cards, plain; kept while the library keeps that list
-    (a reloaded library has a new one), since VTES has thousands of cards and names."""
+    (a reloaded library has a new one), since a game may have thousands of cards and names."""
     hit = _NAMES.get(id(cards))
     if hit is not None and hit[0] is cards:
         return hit[1]

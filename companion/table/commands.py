@@ -284,10 +284,10 @@ class Parser:
     _p_defeat = _p_play
 
     def _is_choice(self, word: str) -> bool:
-        """A word given after a card's name to choose: an essence (Res Arcana), a count, a
+        """A word given after a card's name to choose: an essence, a count, a
         reduction (``-1``), or ``free`` (a card another card lets you take for nothing)."""
         if word.isdigit() or fold(word) in FREE_WORDS:
             return True
         essences = self.data.groups.get("essence", {})
-        # "-1 vigueur": a cost lowered by another component (Res Arcana).
+        # "-1 vigueur": a cost lowered by another component.
         return fold(word) in essences or (bool(essences) and word.startswith("-") and word[1:].isdigit())

@@ -41,7 +41,7 @@ class ActionView:
     commands: tuple[str, ...]
     ask: tuple[str, ...] = ()
     seat: int | None = None
-    urgent: bool = False  # the rules wait for it (Rise's restoration): shown on the seat itself
+    urgent: bool = False  # the rules wait for it (a restoration each turn): shown on the seat itself
 
     def command_lines(self, answers: dict[str, Any] | None = None) -> list[str]:
         return [fill(c, self.seat, answers or {}) for c in self.commands]
@@ -129,6 +129,19 @@ def _counter(rules: Any, s: dict[str, Any], seat: int, cid: str, lang: str, main
     return CounterView(seat, cid, rules.data.counters[cid].name(lang), me["counters"][cid], words, me["out"], main)
 
 
+def seat_counters(rules: Any) -> list[str]:
+    """The counters a seat shows, in the order the table draws them: the main ones, then the
+    small ones. What the keys visit too: a counter with no box (points counted from the seat's cards
+    at the end, set from the seat's menu) is never a stop of the arrows."""
+    main = rules.main_counters()
+    return [*main, *(cid for cid in rules.small_counters() if cid not in main)]
+
+
+def shared_counters(data: Any, s: dict[str, Any]) -> list[str]:
+    """The shared counters the table shows now (the honor beyond the pool only once there is some)."""
+    return [cid for cid, c in data.shared.items() if not c.hidden and (cid != "extra" or s["shared"][cid])]
+
+
 def table_view(game: Any, lang: str | None = None) -> TableView:
     """Everything a table shows, as words and numbers, from the game's state."""
     lang = lang or language()
@@ -149,18 +162,17 @@ def table_view(game: Any, lang: str | None = None) -> TableView:
     else:
         turn, turn_mark, phase, reminder = t("ui.drawing", lang), "", "", ""
 
-    main, small = rules.main_counters(), rules.small_counters()
+    main, shown = set(rules.main_counters()), seat_counters(rules)
     seats = []
     for i, seat in enumerate(s["seats"]):
         is_active = i == active and not over
-        counters = tuple(_counter(rules, s, i, cid, lang, True) for cid in main) + \
-            tuple(_counter(rules, s, i, cid, lang, False) for cid in small)
+        counters = tuple(_counter(rules, s, i, cid, lang, cid in main) for cid in shown)
         # The name first: a narrow panel cuts the end of the words, never the name.
         header = t("ui.table.your_turn", lang, name=seat["name"]) if is_active else seat["name"]
         seats.append(SeatView(i, seat["name"], header, is_active, seat["out"], over and i in s.get("winner", []),
                               tuple(rules.seat_marks(s, i, lang)), counters, seat_actions(rules, s, i, lang)))
-    shared = tuple(CounterView(None, cid, c.name(lang), s["shared"][cid], locked=True)
-                   for cid, c in data.shared.items() if not c.hidden and (cid != "extra" or s["shared"][cid]))
+    shared = tuple(CounterView(None, cid, data.shared[cid].name(lang), s["shared"][cid], locked=True)
+                   for cid in shared_counters(data, s))
     return TableView(data.id, data.name(lang), turn, turn_mark, phase, reminder, over, tuple(seats), shared,
                      tuple(rules.table_info(s, lang)), table_actions(rules, s, lang), int(s.get("round") or 0),
                      None if over else active)

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from companion import registry
 from companion.i18n import t
 from companion.tags import records
 
@@ -83,7 +84,7 @@ def write_ref(tag: Any, ref: str, kind: str = "text") -> TagInfo:
     try:
         data = records.encode_ref(ref, kind)
     except ValueError:
-        raise TagError("tag.bad_ref", ref=ref) from None
+        raise TagError("tag.bad_ref", ref=ref, example=registry.example_ref()) from None
     ndef_obj = tag.ndef
     if ndef_obj is None:
         if not tag.is_present:

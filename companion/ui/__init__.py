@@ -2,8 +2,10 @@
 
 Kivy reads the process's command line and installs its own console logger when it is first
 imported; the companion has its own arguments and its own logging, so both are turned off
-here, before any module of this package can import Kivy. Kivy's chatter (version, GL driver...)
-then shows only when the companion runs verbose.
+here, before any module of this package can import Kivy. Kivy's chatter (version, GL driver,
+"Config: Older configuration version detected" on a first start...) is English and for a
+developer: it shows only when the companion runs verbose. A critical one (no window can be
+opened) still shows, as the last word before the program gives up.
 """
 
 import logging
@@ -13,9 +15,11 @@ os.environ.setdefault("KIVY_NO_ARGS", "1")
 os.environ.setdefault("KIVY_LOG_MODE", "PYTHON")
 
 
-class _KivyAtCompanionLevel(logging.Filter):
+class _KivyOnlyWhenVerbose(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        return record.levelno >= logging.WARNING or logging.getLogger().isEnabledFor(record.levelno)
+        # Kivy's warnings and errors include harmless ones (an optional provider that failed while
+        # another works): the user's terminal shows only the companion's own sentences.
+        return record.levelno >= logging.CRITICAL or logging.getLogger().isEnabledFor(logging.DEBUG)
 
 
-logging.getLogger("kivy").addFilter(_KivyAtCompanionLevel())
+logging.getLogger("kivy").addFilter(_KivyOnlyWhenVerbose())

@@ -338,6 +338,11 @@ class RootNavigator:
     def screen_names(self) -> list[str]:
         return [n for n in load_keymap().screen_order if self.root.has_screen(n)]
 
+    def close_overlay(self) -> bool:
+        """Escape closes what is open over the current screen (the venue's result) before it goes back."""
+        close = getattr(self.root.current_screen, "close_overlay", None)
+        return bool(callable(close) and close())
+
     def show_cursor(self, seat: int | None, counter: str | None) -> None:
         """Ring, on the table screen, the counter the keyboard's cursor is on."""
         if not self.root.has_screen("table") or counter is None or self._show_cursor is None:

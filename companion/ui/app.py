@@ -32,7 +32,7 @@ from kivy.clock import Clock
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
 
-from companion import i18n, paths
+from companion import i18n, paths, usersettings
 from companion.cards.library import CardLibrary
 from companion.i18n import t
 from companion.play.runtime import Runtime
@@ -290,9 +290,14 @@ class CompanionApp(App):
         self._started = False
         self._load_errors = ""
         self._reader_notice = ""
+        self.closed_game: int | None = None  # the game open when the window closed
 
     # --- Kivy life cycle -------------------------------------------------------------
     def build(self) -> Root:
+        if self.config is not None:
+            # A bad value falls back to its key's default, the good keys kept; each one is named
+            # and said with the other start-up problems (Runtime.file_problems).
+            usersettings.repair(self.config)
         self._apply_language()  # before the screens are made: they read their words once
         self.title = t("app.title")
         root = build_root(self.session, start="home")
@@ -378,6 +383,9 @@ class CompanionApp(App):
         self.shutdown()
 
     def shutdown(self) -> None:
+        game = self.runtime.session.game
+        if game is not None:  # for the goodbye, said after the journal is closed
+            self.closed_game = game.id
         self.session.close()
         self.runtime.close()
 
@@ -527,14 +535,21 @@ def configure_window() -> None:
 
 
 def _stop_on_signals(app: App) -> None:
-    """SIGTERM (systemd, kill) and SIGHUP close the window as Ctrl-Q does, on Kivy's own thread:
-    the game closed cleanly and the goodbye written."""
+    """SIGINT (Ctrl-C in the terminal), SIGTERM (systemd, kill) and SIGHUP close the window as
+    Ctrl-Q does, on Kivy's own thread: the game closed cleanly and the goodbye written. Python's
+    own Ctrl-C raised KeyboardInterrupt wherever the main thread was, a journal write included,
+    and skipped the app's on_stop; a second Ctrl-C still does, for a window that no longer turns."""
     import signal
 
-    def stop(*_args: object) -> None:
+    asked: list[int] = []
+
+    def stop(signum: int, _frame: object) -> None:
+        if signum == signal.SIGINT and asked:
+            raise KeyboardInterrupt
+        asked.append(signum)
         Clock.schedule_once(lambda _dt: app.stop())
 
-    for name in ("SIGTERM", "SIGHUP"):
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), stop)
 
@@ -556,5 +571,7 @@ def run_app(reader: str | None) -> int | None:
         pass
     finally:
         app.shutdown()
-    print(t("console.bye"), file=sys.stderr)  # Ctrl-C, Ctrl-Q, SIGTERM or SIGHUP alike
+    # Ctrl-C, Ctrl-Q, SIGTERM or SIGHUP alike: where the game is and how to go on with it.
+    game = app.closed_game
+    print(t("talk.bye_game", id=game) if game is not None else t("console.bye"), file=sys.stderr)
     return 0

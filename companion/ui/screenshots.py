@@ -3,8 +3,9 @@ screenshots``). One process per window size: Kivy makes its window once, at the 
 the config; the command starts ``python -m companion.ui.screenshots OUT WxH`` for each size.
 
 The screens come from ``companion.ui.app.SCREENS`` (the app's own registration), so a new screen
-is photographed without a change here. The demo table lives in screenshots.yaml; the games are
-played in a journal of their own in a temporary folder, never in the user's.
+is photographed without a change here. Each game's demo table is its data folder's demo.yaml
+(through the registry); the games are played in a journal of their own in a temporary folder,
+never in the user's.
 """
 
 from __future__ import annotations
@@ -30,7 +31,11 @@ def _demo_file() -> dict[str, Any]:
 
 
 def demo_data() -> dict[str, Any]:
-    return _demo_file()["games"]
+    """Each game with a demo table (``cardmap/<id>/demo.yaml``), in menu order."""
+    from companion import registry
+
+    found = {game: registry.demo(game) for game in registry.ids()}
+    return {game: data for game, data in found.items() if data}
 
 
 def demo_names() -> list[str]:
@@ -43,7 +48,7 @@ def file_name(screen: str, game: str, size: tuple[int, int], players: int | None
 
 
 def parse_players(text: str) -> str | dict[str, str] | None:
-    """``4``, ``max``, or per game: ``vtes=6,ascension=4`` (the others: max)."""
+    """``4``, ``max``, or per game: ``game=6,other=4`` (the others: max)."""
     if not text:
         return None
     if "=" not in text:
@@ -92,11 +97,12 @@ class Demo:
         return self.library.get(ref) or self._extra.get(ref)
 
     def _demo_cards(self, game: str) -> None:
+        from companion import registry
         from companion.cards.cardfile import parse_card
 
         info = self.library.game(game)
         for i, item in enumerate(self.data[game].get("cards") or []):
-            card = parse_card("screenshots.yaml", item, f"games.{game}.cards[{i}]", info, overlay=True)
+            card = parse_card(str(registry.folder(game) / "demo.yaml"), item, f"cards[{i}]", info, overlay=True)
             self._extra[card.ref] = card
 
     def set_game(self, game: str, players: str | int | dict[str, str] | None = None,

@@ -126,7 +126,7 @@ class PanelPlan:
     chips: list[Box] = field(default_factory=list)  # the small counters
     marks: Box = (0.0, 0.0, 0.0, 0.0)
     menu: Box = (0.0, 0.0, 0.0, 0.0)
-    urgent: Box = (0.0, 0.0, 0.0, 0.0)  # an action the rules wait for (Rise's restoration)
+    urgent: Box = (0.0, 0.0, 0.0, 0.0)  # an action the rules wait for (a restoration each turn)
     steppers: bool = True  # the main counters have their own - and + (else: a tap opens a pad)
 
     kind: str = "two"  # "one": a header line, then one row; "two": the big row, then a row with

@@ -16,9 +16,9 @@ from kivy.properties import (
     StringProperty,
 )
 
+from companion.usersettings import TEXT_SCALE_MAX, TEXT_SCALE_MIN
+
 MIN_CONTRAST = 7.0
-TEXT_SCALE_MIN = 1.0
-TEXT_SCALE_MAX = 2.0
 
 # Which text colour is drawn on which background; the contrast test walks these pairs.
 TEXT_ON = {

@@ -5,8 +5,9 @@ through a Mosquitto broker (README.md, "Many tables: a venue"; docs/venue.md).
 - ``topics``: the topic names both sides use, and who may write which;
 - ``link``: the table side (an outbox from the table's journal, retained state, presence, the
   round clock received and spoken);
-- ``event``, ``vtes``, ``seating``: the event in its own SQLite file, the VEKN scoring and checks,
-  the seating through krcg;
+- ``event``, ``scoring``, ``seating``: the event in its own SQLite file, its results and standings,
+  its seating (a game's own tournament through the registry's ``tournament`` hook, or a league
+  night);
 - ``hub``, ``board``: the hub process and its organiser and public pages;
 - ``simulate``: a whole event played by simulated tables, for a demo, the tests and the bench.
 

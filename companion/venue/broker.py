@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -19,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from companion.venue import topics
+from companion.venue import tlspin, topics
 
 INSTALL_HINT = "sudo apt-get install -y mosquitto"
 
@@ -75,12 +76,18 @@ class Credentials:
 class Broker:
     """A Mosquitto for one event, its files under ``folder``."""
 
-    def __init__(self, folder: str | Path, event: str, tables: int, port: int = 0, host: str = "127.0.0.1") -> None:
+    def __init__(self, folder: str | Path, event: str, tables: int, port: int = 0, host: str = "127.0.0.1",
+                 tls: tuple[str, str] | None = None, local_port: int = 0) -> None:
         self.folder = Path(folder)
         self.event = event
         self.tables = tables
         self.host = host
         self.port = port or free_port("127.0.0.1" if host in ("0.0.0.0", "::") else host)
+        # With a certificate (PEM, key) the room's listener speaks only TLS; the hub itself talks in
+        # clear on a second listener bound to loopback, which nothing off this machine reaches.
+        self.tls = (str(Path(tls[0]).resolve()), str(Path(tls[1]).resolve())) if tls else None
+        self.pin = tlspin.file_fingerprint(self.tls[0]) if self.tls else None
+        self.local_port = (local_port or free_port()) if self.tls else self.port
         self.proc: subprocess.Popen[bytes] | None = None
         self.adopted: int | None = None  # the PID of a broker left by a previous hub
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -120,6 +127,9 @@ class Broker:
             "persistent_client_expiration 1d",
             f"listener {self.port} {self.host}",
         ]
+        if self.tls:
+            conf += [f"certfile {self.tls[0]}", f"keyfile {self.tls[1]}", "tls_version tlsv1.2",
+                     f"listener {self.local_port} 127.0.0.1"]
         if os.geteuid() == 0:
             conf.insert(0, "user root")  # as root Mosquitto would switch to `mosquitto`, who cannot write here
         self.config_path.write_text("\n".join(conf) + "\n", encoding="utf-8")
@@ -153,6 +163,20 @@ class Broker:
         except (OSError, ValueError):
             return False
         if str(self.config_path).encode() not in cmdline:
+            return False
+        try:
+            running = self.config_path.read_text(encoding="utf-8")
+        except OSError:
+            return False
+        if self.tls is not None:
+            # the room's TLS listener first, then the hub's loopback one (write_files' order)
+            listeners = re.findall(r"^listener (\d+) (\S+)$", running, re.M)
+            if f"certfile {self.tls[0]}" not in running or len(listeners) != 2 or listeners[1][1] != "127.0.0.1":
+                _stop_pid(pid, kill=False)  # left without this certificate: started again with it
+                return False
+            self.local_port = int(listeners[1][0])
+        elif "certfile" in running:
+            _stop_pid(pid, kill=False)
             return False
         self.adopted = pid
         return True
@@ -195,7 +219,13 @@ class Broker:
         return self.proc is not None and self.proc.poll() is None
 
     def url(self, public_host: str | None = None) -> str:
-        return f"mqtt://{public_host or self.host}:{self.port}"
+        return f"{'mqtts' if self.tls else 'mqtt'}://{public_host or self.host}:{self.port}"
+
+    def table_url(self, table: int, public_host: str | None = None) -> str:
+        """Table N's enrolment: its user and password, and with TLS the certificate's pin."""
+        url = (f"{'mqtts' if self.tls else 'mqtt'}://{topics.table_user(table)}:{self.credentials.tables[table]}"
+               f"@{public_host or self.host}:{self.port}/{topics.event_slug(self.event)}")
+        return f"{url}?pin={self.pin}" if self.pin else url
 
     def _log_tail(self) -> str:
         try:

@@ -1,6 +1,6 @@
 """``python -m companion venue``: the organiser's hub.
 
-    venue --event NAME [--game G] [--broker mqtt://hub:PASSWORD@HOST:PORT] [--port P] [--lan] [--json]
+    venue --event NAME [--game G] [--broker mqtt(s)://hub:PASSWORD@HOST:PORT[?pin=SHA256]] [--port P] [--lan] [--json]
           [--cert PEM --key PEM]
     venue --simulate N --rounds R [--json]
 
@@ -8,8 +8,10 @@ Without ``--broker`` it runs its own Mosquitto (config, password and ACL files i
 folder), or takes over the one a killed hub left running. The event lives in the folder's SQLite
 file, so a hub started again after kill -9 resumes it. With ``--json`` the first line printed
 gives the boards' URLs, the broker's URL and each table's enrolment. With ``--cert``/``--key`` the
-boards are served over HTTPS (their notices over wss), so the organiser's token does not cross
-the room's network in clear.
+boards are served over HTTPS (their notices over wss) and the hub's Mosquitto listens with TLS
+for the room (its plain listener only on loopback, for the hub): each enrolment is
+``mqtts://…?pin=SHA256``, the certificate's fingerprint, so a table trusts exactly that
+certificate, self-signed included, and no token, password nor result crosses the room in clear.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import ssl
 import sys
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from companion import registry
 from companion.i18n import t
@@ -34,8 +36,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", default=registry.ids()[0],
                    help=f"the game: {registry.help_list()} (a VEKN tournament when its data says so, else a "
                         "league night); default: the first")
-    p.add_argument("--broker", metavar="URL", help="use this MQTT broker (mqtt://hub:PASSWORD@HOST:PORT) "
-                                                   "instead of starting Mosquitto")
+    p.add_argument("--broker", metavar="URL", help="use this MQTT broker (mqtt://hub:PASSWORD@HOST:PORT, "
+                                                   "or mqtts://…?pin=SHA256) instead of starting Mosquitto")
     p.add_argument("--mqtt-port", type=int, default=0, help="port of the hub's own Mosquitto (default: 1884, "
                                                             "or the one it had)")
     p.add_argument("--port", type=int, default=8780, help="port of the boards (0: any free one); default 8780")
@@ -45,8 +47,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                                                      "optionally ', VEKN number')")
     p.add_argument("--folder", help="the event's folder (default: the user data directory's venue/NAME)")
     p.add_argument("--json", action="store_true", help="print the enrolment as one JSON line first")
-    p.add_argument("--cert", help="TLS certificate (PEM): serve the boards over HTTPS, so the organiser's token "
-                                  "is not sent in clear on the network")
+    p.add_argument("--cert", help="TLS certificate (PEM): the boards over HTTPS and the tables' MQTT over TLS "
+                                  "(mqtts://, the certificate's fingerprint in each enrolment), so no token, "
+                                  "password nor result crosses the network in clear")
     p.add_argument("--key", help="the certificate's private key (PEM)")
     p.add_argument("--seat-iterations", type=int, default=20000, help=argparse.SUPPRESS)
     p.add_argument("--simulate", type=int, metavar="N", help="play a whole event locally: N tables of 5")
@@ -88,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
 
 async def _serve(args: argparse.Namespace) -> int:
     from companion import paths
-    from companion.venue import board, topics
+    from companion.venue import board, tlspin, topics
     from companion.venue.broker import Broker, BrokerFailed, BrokerMissing
     from companion.venue.event import EventStore
     from companion.venue.hub import Hub
@@ -111,19 +114,36 @@ async def _serve(args: argparse.Namespace) -> int:
     host = "0.0.0.0" if args.lan else "127.0.0.1"
     public = lan_address() if args.lan else "127.0.0.1"
     broker = None
+    mqtt_tls = False  # the hub's own broker: in clear on loopback
+    mqtt_pin: str | None = None
     enrolment: list[dict[str, Any]] = []
     if args.broker:
         parts = urlsplit(args.broker)
-        if not parts.hostname:
+        mqtt_tls = parts.scheme in ("mqtts", "ssl")
+        try:
+            pins = parse_qs(parts.query).get("pin")
+            mqtt_pin = tlspin.normalise(pins[0]) if pins else None
+            if not parts.hostname or (mqtt_pin and not mqtt_tls):
+                raise ValueError(args.broker)
+        except ValueError:
             print(t("venue.bad_url", url=args.broker), file=sys.stderr)
             return 2
-        mqtt_host, mqtt_port = parts.hostname, parts.port or 1883
+        mqtt_host, mqtt_port = parts.hostname, parts.port or (8883 if mqtt_tls else 1883)
         user, password = unquote(parts.username or "hub"), unquote(parts.password or "")
-        broker_url = f"mqtt://{mqtt_host}:{mqtt_port}"
+        broker_url = f"{'mqtts' if mqtt_tls else 'mqtt'}://{mqtt_host}:{mqtt_port}"
+        if mqtt_pin:
+            try:  # a wrong pin is the organiser's to fix now, not a hub that silently never connects
+                await tlspin.context_for(mqtt_host, mqtt_port, mqtt_pin)
+            except tlspin.PinMismatch:
+                print(t("venue.tls.hub_wrong_pin", host=mqtt_host), file=sys.stderr)
+                return 2
+            except (OSError, TimeoutError):
+                pass  # not up yet: the hub tries again until it is
     else:
         port = args.mqtt_port or int(store.get("mqtt_port", 0)) or (1884 if _free(1884) else 0)
+        tls = (args.cert, args.key) if context else None
         try:
-            broker = Broker(folder / "broker", args.event, max(args.tables, 1), port=port, host=host)
+            broker = Broker(folder / "broker", args.event, max(args.tables, 1), port=port, host=host, tls=tls)
             broker.start_or_adopt()
         except BrokerMissing as exc:
             print(t("venue.no_mosquitto", hint=str(exc)), file=sys.stderr)
@@ -132,13 +152,15 @@ async def _serve(args: argparse.Namespace) -> int:
             print(t("venue.broker_failed", error=str(exc)), file=sys.stderr)
             return 2
         store.put("mqtt_port", broker.port)
-        mqtt_host, mqtt_port, user, password = "127.0.0.1", broker.port, "hub", broker.credentials.hub
+        # the hub talks to its own broker on loopback (in clear: that traffic never leaves this machine)
+        mqtt_host, mqtt_port, user, password = "127.0.0.1", broker.local_port, "hub", broker.credentials.hub
         broker_url = broker.url(public)
         for n, secret in sorted(broker.credentials.tables.items()):
-            url = f"mqtt://{topics.table_user(n)}:{secret}@{public}:{broker.port}/{topics.event_slug(args.event)}"
+            url = broker.table_url(n, public)
             enrolment.append({"table": n, "user": topics.table_user(n), "password": secret, "url": url,
                               "command": f"python -m companion run --venue {url} --table {n}", "qr": _qr(url)})
-    hub = Hub(store, mqtt_host, mqtt_port, password, user=user, seat_iterations=args.seat_iterations)
+    hub = Hub(store, mqtt_host, mqtt_port, password, user=user, seat_iterations=args.seat_iterations,
+              tls=mqtt_tls, pin=mqtt_pin)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):

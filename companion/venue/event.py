@@ -257,12 +257,13 @@ class EventStore:
         if not (1 <= table_no <= len(seated)) or not isinstance(players, list) or \
                 sorted(map(str, players)) != sorted(seated[table_no - 1]):
             return "venue.check.players"
-        if scoring.vekn(self.game):
+        tour = scoring.tournament(self.game)
+        if tour is not None:
             vps = body.get("vp")
             if not isinstance(vps, list) or len(vps) != len(players) or \
                     not all(isinstance(v, int | float) for v in vps):
                 return "venue.check.values"
-            return scoring.check_vtes([float(v) for v in vps])
+            return tour.check([float(v) for v in vps])
         winners = body.get("winners")
         if not isinstance(winners, list) or not set(map(str, winners)) <= set(map(str, players)):
             return "venue.check.players"

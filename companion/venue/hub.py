@@ -22,20 +22,27 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from companion.i18n import t
-from companion.venue import scoring, seating, topics
+from companion.venue import scoring, seating, tlspin, topics
 from companion.venue.event import EventStore
+from companion.venue.inflight import while_connected
 
 log = logging.getLogger(__name__)
 
 SESSION_EXPIRY = 7 * 24 * 3600  # the broker keeps the hub's queue a week
+RETRY = (0.2, 5.0)  # the pause before trying the broker again: the first, doubled up to the last (tests shorten it)
+TIMEOUT = 10.0  # seconds a call to the broker may wait for its answer while the connection is up
 
 
 class Hub:
     def __init__(self, store: EventStore, host: str, port: int, password: str, user: str = "hub",
-                 seat_iterations: int = 20000, clock: Callable[[], float] = time.time) -> None:
+                 seat_iterations: int = 20000, clock: Callable[[], float] = time.time, tls: bool = False,
+                 pin: str | None = None) -> None:
         self.store = store
         self.event = store.name
         self.host, self.port, self.user, self.password = host, port, user, password
+        # a broker the hub does not run, over TLS: with a pin, only that certificate is trusted
+        self.tls, self.pin = tls, pin
+        self.refused: str | None = None  # the broker's certificate was not the pinned one
         self.seat_iterations = seat_iterations
         self.clock = clock
         self.connected = False
@@ -53,29 +60,31 @@ class Hub:
     # -- the organiser's actions (call them on the hub's loop, or through ``call``) ----------
 
     def seat_round(self, final: bool = False) -> tuple[int, list[str]]:
-        """Seat the next round (krcg, VEKN rules; pins kept) or the final (top 5 in seed order);
-        publish each table's seating. Returns the round and notes on pins."""
+        """Seat the next round (the game's tournament seating, or a league night's; pins kept) or
+        the final (the top in seed order); publish each table's seating. Returns the round and
+        notes on pins."""
         notes: list[str] = []
+        tour = scoring.tournament(self.store.game)
         if final:
-            # ties left at the top five are drawn once, kept in the event: the seeds stand on a restart
+            # ties left at the top are drawn once, kept in the event: the seeds stand on a restart
             self.store.put("toss", {})
-            if scoring.vekn(self.store.game):
-                self.store.put("toss", scoring.toss_for_final(self.store.standings()))
-            tables = [scoring.finalists(self.store.standings())]
+            if tour is not None:
+                self.store.put("toss", scoring.toss_for_final(self.store.standings(), game=self.store.game))
+            tables = [scoring.finalists(self.store.standings(), self.store.game)]
         else:
             active = [p for p in self.store.players(active_only=True)]
             names = [p["name"] for p in active]
-            if scoring.vekn(self.store.game):
+            if tour is not None:
                 previous = [self.store.seating(r["round"]) for r in self.store.rounds() if not r["final"]]
                 pins = {p["name"]: p["pinned"] for p in active if p["pinned"]}
-                if len(names) in seating.STAGGERED:
-                    tables = self._staggered(previous, names)
+                if tour.staggered(len(names)):
+                    tables = self._staggered(previous, names, tour)
                     notes = seating.apply_pins(tables, pins)
                     seated = {p for table in tables for p in table}
                     notes += [t("venue.seating.sits_out", name=n)
                               for n in sorted(set(names) - seated, key=scoring.natural)]
                 else:
-                    tables, notes = seating.seat_round(previous, names, pins, self.seat_iterations)
+                    tables, notes = seating.seat_round(tour, previous, names, pins, self.seat_iterations)
             else:
                 from companion.table.data import load_table
 
@@ -89,7 +98,7 @@ class Hub:
         self._notify({"type": "round", "round": number})
         return number, notes
 
-    def _staggered(self, previous: list[list[list[str]]], names: list[str]) -> list[list[str]]:
+    def _staggered(self, previous: list[list[list[str]]], names: list[str], tour: Any) -> list[list[str]]:
         """The next round of the event's staggered plan; a new plan when there is none, when the
         players changed (a drop, a late arrival) or when the last one is fully seated (a new cycle:
         everyone plays as many games again). The plan is kept in the event, so a restarted hub
@@ -99,7 +108,7 @@ class Hub:
         if not plan or sorted(plan["players"]) != sorted(names) or done >= len(plan["rounds"]):
             games = int(self.store.get("rounds", 2) or 2)
             plan = {"players": sorted(names), "start": len(previous),
-                    "rounds": seating.plan_staggered(previous, names, games, self.seat_iterations)}
+                    "rounds": tour.plan_staggered(previous, names, games, self.seat_iterations)}
             self.store.put("stagger", plan)
             done = 0
         return [list(table) for table in plan["rounds"][done]]
@@ -232,13 +241,18 @@ class Hub:
         """Connect, serve, reconnect, until ``stop``."""
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
-        pause = 0.2
+        pause = RETRY[0]
         while not self._stopping:
             try:
                 await self._serve(ready)
-                pause = 0.2
+                pause = RETRY[0]
             except aiomqtt.MqttError as exc:
                 log.info("venue hub: broker not reachable (%s)", exc)
+            except tlspin.PinMismatch:
+                self.refused = t("venue.tls.hub_wrong_pin", host=self.host)
+                log.warning("venue hub: %s", self.refused)
+            except (OSError, TimeoutError) as exc:
+                log.info("venue hub: broker not reachable over TLS (%s)", exc)
             self.connected = False
             self._notify({"type": "broker", "connected": False})
             if self._stopping:
@@ -248,27 +262,32 @@ class Hub:
                 await asyncio.wait_for(self._wake.wait(), pause)
             except TimeoutError:
                 pass
-            pause = min(pause * 2, 5.0)
+            pause = min(pause * 2, RETRY[1])
 
     async def _serve(self, ready: asyncio.Event | None) -> None:
         props = Properties(PacketTypes.CONNECT)
         props.SessionExpiryInterval = SESSION_EXPIRY
+        context = await tlspin.context_for(self.host, self.port, self.pin) if self.tls else None
         client = aiomqtt.Client(self.host, self.port, username=self.user, password=self.password,
                                 identifier=f"tc-{topics.event_slug(self.event)}-hub",
                                 protocol=aiomqtt.ProtocolVersion.V5, clean_start=False, properties=props,
-                                keepalive=10, timeout=10)
+                                keepalive=10, timeout=TIMEOUT, tls_context=context)
         async with client:
             self.connected = True
-            base = f"{topics.prefix(self.event)}/table/+/"
-            await client.subscribe([(base + "entry", 1), (base + "state", 1), (base + "presence", 1)])
-            self._dirty |= self._all_retained()
-            self._notify({"type": "broker", "connected": True})
-            if ready is not None:
-                ready.set()
+            # the reader first: it ends with the connection, and every call to the broker with it
             reader = asyncio.create_task(self._read(client))
+            # a lost connection ends the wait below at once (not a reader cancelled on the way out)
+            reader.add_done_callback(lambda task: task.cancelled() or self._poke())
             try:
+                base = f"{topics.prefix(self.event)}/table/+/"
+                await while_connected(client.subscribe([(base + "entry", 1), (base + "state", 1),
+                                                        (base + "presence", 1)]), reader)
+                self._dirty |= self._all_retained()
+                self._notify({"type": "broker", "connected": True})
+                if ready is not None:
+                    ready.set()
                 while not self._stopping:
-                    await self._flush(client)
+                    await self._flush(client, reader)
                     if reader.done():
                         reader.result()
                         return
@@ -281,13 +300,14 @@ class Hub:
             finally:
                 reader.cancel()
 
-    async def _flush(self, client: aiomqtt.Client) -> None:
+    async def _flush(self, client: aiomqtt.Client, reader: asyncio.Task[None]) -> None:
         while self._dirty:
             topic = self._dirty.pop()
             body = self._retained(topic)
             payload = b"" if body is None else json.dumps(body, ensure_ascii=False).encode()
             try:
-                await client.publish(topic, payload, qos=1, retain=True)
+                # given up with the connection: published again on the next one (all retained topics are)
+                await while_connected(client.publish(topic, payload, qos=1, retain=True), reader)
             except aiomqtt.MqttError:
                 self._dirty.add(topic)
                 raise

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from companion.play.runtime import Runtime
-from companion.venue.link import TableLink, VenueAddress
+from companion.venue.link import Refused, TableLink, VenueAddress
 
 JOIN_WAIT = 8.0  # seconds the window waits for the broker before it says it is unreachable
 
@@ -43,16 +43,21 @@ def join(runtime: Runtime, url: str, table: int | None = None, wait: float | Non
          stop: threading.Event | None = None) -> TableLink:
     """Join a running Runtime to the venue at ``url`` (the enrolment ``venue --json`` prints for
     each table); blocks until the broker accepted it (call it from a worker).
-    Raises ValueError on a bad URL, Unreachable when the broker did not answer within ``wait``:
-    then nothing stays joined."""
+    Raises ValueError on a bad URL, Unreachable when the broker did not answer within ``wait``,
+    Refused (its text for the players) when the hub's certificate is not the pinned one: then
+    nothing stays joined."""
     address = VenueAddress.parse(url.strip(), table)
     old = getattr(runtime, "venue", None)
     if old is not None:  # joining again (another event, another table): leave the first one
         leave(runtime)
     link = attach(runtime, address)
     deadline = time.monotonic() + (JOIN_WAIT if wait is None else wait)
-    while not link.connected and time.monotonic() < deadline and not (stop and stop.is_set()):
+    while not link.connected and link.refused is None and time.monotonic() < deadline and \
+            not (stop and stop.is_set()):
         time.sleep(0.05)
+    if link.refused is not None:
+        leave(runtime)
+        raise Refused(link.refused)
     if not link.connected:
         leave(runtime)
         raise Unreachable(f"{address.host}:{address.port}")

@@ -1,7 +1,8 @@
 """``venue --simulate N --rounds R``: a whole event played on this machine, for a demo, the tests
 and the bench. A real Mosquitto, the real hub, and N real tables (a Session each, its own journal,
-its TableLink), seated by krcg, playing random but legal VTES games, confirming their results;
-then the final of the top 5. With ``--json`` the last line is the final standings.
+its TableLink), seated by the game's tournament, playing random but legal games (the tournament's
+``play_some``), confirming their results; then the final of the top. With ``--json`` the last
+line is the final standings.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ from companion.venue.runner import HubThread
 EVENT = "simulation"
 
 
-def _vekn_game() -> str:
-    """The game the simulation plays: a VEKN tournament (the first game whose data says so)."""
-    return next((g for g in registry.ids() if scoring.vekn(g)), registry.ids()[0])
+def _tournament_game() -> str:
+    """The game the simulation plays: a tournament (the first game that has its own)."""
+    return next((g for g in registry.ids() if scoring.tournament(g) is not None), registry.ids()[0])
 
 
 def wait(check: Callable[[], bool], timeout: float, what: str) -> None:
@@ -42,21 +43,20 @@ def wait(check: Callable[[], bool], timeout: float, what: str) -> None:
 
 
 def play_some(session: Session, rng: random.Random, moves: int) -> None:
-    """A few legal changes: pool lost and won, turns passed, an oust now and then."""
+    """A few legal changes, the game's tournament's own (its ``play_some``); a game with none
+    only passes turns."""
     game = session.game
     if game is None:
+        return
+    tour = scoring.tournament(game.data.id)
+    apply = lambda line: session.apply(line, source="script")  # noqa: E731
+    if tour is not None and hasattr(tour, "play_some"):
+        tour.play_some(apply, lambda: game.state, rng, moves)
         return
     for _ in range(moves):
         if game.state.get("over"):
             return
-        alive = [i + 1 for i, s in enumerate(game.state["seats"]) if not s["out"]]
-        roll = rng.random()
-        if roll < 0.25 and len(alive) > 1:
-            session.apply(f"oust {rng.choice(alive)}", source="script")
-        elif roll < 0.6:
-            session.apply(f"pool {rng.choice(alive)} -{rng.randint(1, 3)}", source="script")
-        else:
-            session.apply("next", source="script")
+        apply("next")
 
 
 class Simulation:
@@ -67,7 +67,7 @@ class Simulation:
         self.folder = folder
         self.rng = random.Random(seed)
         self.broker = Broker(folder / "broker", EVENT, tables)
-        self.store = EventStore(folder / "event.sqlite3", EVENT, _vekn_game())
+        self.store = EventStore(folder / "event.sqlite3", EVENT, _tournament_game())
         count = players if players is not None else 5 * tables
         for i in range(1, count + 1):
             self.store.register(f"Joueur {i:02d}", f"{1000000 + i}")

@@ -35,6 +35,7 @@ from aiohttp.web_protocol import RequestHandler
 from companion.i18n import t
 from companion.play.runtime import Runtime
 from companion.play.seat_policy import (
+    VENUE_ACTIONS,
     action_menu,
     proposal_json,
     seat_action,
@@ -80,16 +81,10 @@ def public_table(runtime: Runtime) -> dict[str, Any] | None:
                      for c in data.counters.values() if not c.hidden},
         "phases": {p.id: {lang: p.name(lang) for lang in LANGS} for p in data.phases},
     }
-    actions = action_menu(session)
-    if _venue(runtime) is not None:  # joined to a venue: every seat may call a judge, at any time
-        judge = {"id": JUDGE, "mark": "", "urgent": False, "ask": [], "choices": {},
-                 "words": {lang: t("phones.call_judge", lang) for lang in LANGS}}
-        actions = {seat: [*items, judge] for seat, items in actions.items()}
+    # Joined to a venue: the venue's actions after the game's (a judge call, the result's word).
+    actions = action_menu(session, _venue(runtime))
     return {**game.to_json(), "id": game.id, "revision": session.revision, "phones": runtime.phones.seats,
             "names": names, "undo": undo_counts(session), "actions": actions}
-
-
-JUDGE = "judge"  # the seat action a venue adds (the console's word ``juge``)
 
 
 def _venue(runtime: Runtime) -> Any:
@@ -317,20 +312,9 @@ class PhoneServer:
 
     async def do_action(self, seat: int, body: dict[str, Any], lang: str) -> dict[str, Any]:
         """One of the seat's actions (the list the table screen's seat menu shows), with its answers."""
-        if body.get("id") == JUDGE:
-            return await self.on_table(self.call_judge, seat, lang)
+        if body.get("id") in VENUE_ACTIONS:  # the venue's: a judge call, the result confirmed or contested
+            return await self.on_table(self.runtime.venue_action, seat, body.get("id"), lang, "phone")
         return await self.on_table(seat_action, self.runtime.session, seat, body.get("id"), body.get("answers"), lang)
-
-    def call_judge(self, seat: int, lang: str = "fr") -> dict[str, Any]:
-        """A judge called from seat ``seat``'s phone, as the console's ``juge`` does (the venue's hub
-        gets the call with the table's phase and its last lines; the table hears it)."""
-        link = _venue(self.runtime)
-        if link is None:
-            return {"ok": False, "lines": [t("phones.action_not_now", lang)], "status": 409}
-        link.call_judge(seat=seat, why=t("phones.judge_from", "fr", name=self.runtime.seat_name(seat)))
-        self.runtime.say(t("venue.judge.called", self.runtime.lang, table=link.table))
-        return {"ok": True, "lines": [t("venue.judge.called", lang, table=link.table)],
-                "revision": self.runtime.session.revision}
 
     def command(self, seat: int, command: str, lang: str = "fr") -> dict[str, Any]:
         """A command line from seat ``seat``'s phone, acting as that seat (in the table's thread)."""
@@ -350,6 +334,10 @@ class PhoneServer:
             phones.subscribe("revealed", self._on_revealed),
             phones.subscribe("proposal", self._on_seat_proposal),
             session.subscribe("proposal", self._on_table_proposal),
+            # A result that starts or stops waiting (asked by a word, confirmed), a venue joined or
+            # left: the seats' action lists change without a change of the game.
+            self.runtime.venue_news.subscribe("result", lambda _body: self._on_venue()),
+            self.runtime.venue_news.subscribe("joined", lambda _link: self._on_venue()),
         ]
         self._thread = threading.Thread(target=self._run, name="phones-server", daemon=True)
         self._thread.start()
@@ -432,6 +420,9 @@ class PhoneServer:
                 self.runtime.phones.detach(seat)  # the new game's phones join again, with the new codes
                 self._hop(self.feeds.cut_off, seat)
         # Taken now, in the thread that made the change: the revision and the state match.
+        self._hop(self.feeds.broadcast_state, public_table(self.runtime))
+
+    def _on_venue(self) -> None:
         self._hop(self.feeds.broadcast_state, public_table(self.runtime))
 
     def _on_result(self, result: Any) -> None:

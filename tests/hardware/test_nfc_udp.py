@@ -283,5 +283,10 @@ def test_bench_scan_measures_both_emulated_readers() -> None:
     result = bench_scan(scans=5)
     for reader in ("udp", "pn532"):
         part = result[reader]
-        assert part["n"] == 5 and part["failures"] == 0, part
-        assert 0 < part["p50_ms"] <= part["p95_ms"] <= part["max_ms"]
+        assert part["n"] == 5 and part["failures"] == {}, part
+        for clock in ("wall", "cpu", "unshared"):
+            assert 0 < part[clock]["p50_ms"] <= part[clock]["p95_ms"] <= part[clock]["max_ms"], (clock, part)
+        # the figure judged never claims less than the work's own CPU time, nor more than the wall's
+        assert part["cpu"]["p50_ms"] <= part["unshared"]["p50_ms"] <= part["wall"]["p50_ms"], part
+        assert part["judged_on"].startswith("unshared p95") and isinstance(part["ok_on_wall"], bool)
+        assert part["machine"]["before"]["cores"] >= 1 and len(part["machine"]["after"]["load_average"]) == 3

@@ -140,7 +140,11 @@ def test_every_base_card_has_its_effects(library: CardLibrary) -> None:
      "      play: {gain: {runes: 2}}\n      buy: {pay: {runes: 3}}",
      "cards[3].effects.buy", "unknown field"),
 ])
-def test_bad_effects_name_file_line_and_field(tmp_path: Path, old: str, new: str, where: str, says: str) -> None:
+def test_bad_effects_name_file_line_and_field(tmp_path: Path, monkeypatch, old: str, new: str, where: str,
+                                              says: str) -> None:
+    from companion import i18n
+
+    monkeypatch.setattr(i18n, "_lang", "en")  # the causes as written below
     target = tmp_path / "cardmap"
     shutil.copytree(cardmap_dir(), target)
     path = target / "ascension" / "cards.yaml"

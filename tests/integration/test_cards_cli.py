@@ -57,17 +57,27 @@ def test_user_card_is_added_searchable_scannable_and_survives_a_reinstall(tmp_pa
     assert json.loads(scan.stdout.splitlines()[0])["name"] == "Gardienne des Braises"
     again = run("cards", "add", "--game", "rise", "--name", "Gardienne des Braises", "--type", _a_rise_type(),
                 "--text", "x", home=home)
-    assert again.returncode == 2 and "already used" in again.stderr
+    # Said in the user's language (French by default), as every message.
+    assert again.returncode == 2 and "l'identifiant 'gardienne-des-braises' est déjà pris" in again.stderr, again.stderr
+    assert "already" not in again.stderr
 
 
 def test_add_refuses_bad_input_clearly(tmp_path: Path) -> None:
     home = tmp_path / "home"
     wrong_type = run("cards", "add", "--game", "rise", "--name", "X", "--type", "dragon-volant", "--text", "t",
                      home=home)
-    assert wrong_type.returncode == 2 and "unknown card type 'dragon-volant'" in wrong_type.stderr
+    assert wrong_type.returncode == 2 and "type de carte 'dragon-volant' inconnu" in wrong_type.stderr
     missing = run("cards", "add", "--game", "rise", "--name", "X", home=home, stdin="")
     assert missing.returncode == 2 and "type" in missing.stderr
     assert not (home / "data" / "cards" / "rise.yaml").exists()
+    # A user's card file that is not UTF-8 text (saved as Latin-1 by an old editor): refused, in French.
+    own = home / "data" / "cards" / "rise.yaml"
+    own.parent.mkdir(parents=True)
+    own.write_bytes("cards:\n- id: pi\u00e8ce\n".encode("latin-1"))
+    latin = run("--lang", "fr", "cards", "add", "--game", "rise", "--name", "X", "--type", _a_rise_type(),
+                "--text", "t", home=home)
+    assert latin.returncode == 2 and "ce n'est pas du texte UTF-8" in latin.stderr, latin.stderr
+    assert own.read_bytes() == "cards:\n- id: pi\u00e8ce\n".encode("latin-1")  # left untouched
 
 
 def test_rules_search() -> None:
@@ -99,7 +109,7 @@ def test_show_marks_superior_disciplines_and_names_types_costs_and_imbued_words(
     master = card_lines(library.lookup("Pentex™ Loves You!"), vtes, "fr")
     assert master[1] == "Type : Maître" and "Coût : 2 de réserve" in master
     assert card_lines(library.lookup("Absimiliard's Army"), vtes, "fr")[1] == "Type : Événement"
-    assert card_lines(library.lookup("Absimiliard's Army"), vtes, "en")[1] == "Type : Event"
+    assert card_lines(library.lookup("Absimiliard's Army"), vtes, "en")[1] == "Type: Event"
     imbued = card_lines(library.get("vtes:200102"), vtes, "fr")
     assert "Vie : 6" in imbued and "Credo : Martyr" in imbued and "Vertus : Martyre, Rédemption, Vision" in imbued
     assert not any(line.startswith(("Capacité", "Clan")) for line in imbued)
@@ -152,7 +162,7 @@ def test_astral_starter_decks_are_named_typed_cards_a_player_completes(tmp_path:
     assert added.returncode == 0, added.stderr
     shown = json.loads(run("cards", "show", "astral:zvatas", "--json", home=home).stdout)
     assert shown["text"].startswith("Quand Zvatas") and shown["extra"]["deck"] == "Démononuageux"
-    again = run("cards", "add", "--game", "astral", "--name", "Zvatas", "--type", "navigateur", "--text", "x",
-                home=home)
-    assert again.returncode == 2 and "already used" in again.stderr
+    again = run("--lang", "en", "cards", "add", "--game", "astral", "--name", "Zvatas", "--type", "navigateur",
+                "--text", "x", home=home)
+    assert again.returncode == 2 and "the id 'zvatas' is already used" in again.stderr, again.stderr
     assert run("cards", "validate", home=home).returncode == 0

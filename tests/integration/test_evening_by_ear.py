@@ -94,14 +94,14 @@ def test_history_back_and_forth_and_verbosity_words(tmp_path: Path) -> None:
                   "--game", "vtes", "--players", "Ann,Bob,Cy")
     assert run.returncode == 0, run.stderr
     texts = [text for _voice, text in spoken(log)]
-    start = texts.index("Bob, réserve, moins trois, reste vingt-sept.")
+    start = texts.index("Bob, vingt-sept.")  # a change typed: whose, and where it stands
     assert texts[start:start + 6] == [
-        "Bob, réserve, moins trois, reste vingt-sept.", "Cy, réserve, moins un, reste vingt-neuf.",
-        "Bob, réserve, moins trois, reste vingt-sept.",  # back one
-        "Redressez vos cartes, sauf les vampires paralysés. Payez pour vos cartes et titres contestés. "
-        "L'Avantage rapporte un point de réserve : le compagnon l'ajoute.",  # back two: the first phase's reminder
-        "Bob, réserve, moins trois, reste vingt-sept.",  # forward
-        "Cy, réserve, moins un, reste vingt-neuf.",  # forward again: the newest
+        "Bob, vingt-sept.", "Cy, vingt-neuf.",
+        "Bob, vingt-sept.",  # back one
+        "Redressez vos cartes, sauf les vampires paralysés. Payez pour vos cartes et titres contestés.",
+        # back two: the first phase's reminder
+        "Bob, vingt-sept.",  # forward
+        "Cy, vingt-neuf.",  # forward again: the newest
     ], texts[start:]
     assert texts[start + 6] == "Dernier message."
     assert "Verbosité : court, normal ou complet. Maintenant : normal." in texts
@@ -166,15 +166,23 @@ def test_a_card_laid_by_ear_is_heard_with_its_question_before_ok_applies_it(tmp_
     assert texts[card + 3].endswith("joue Apprenti : plus une rune (un).")
 
 
-# Words of one whole game of each game by ear before the speech design (docs/speech.md).
+# Words of one whole game of each game by ear before the speech design (docs/speech.md), and the
+# share of them the design says now (measured: vtes 0.49, ascension 0.70 and res-arcana 0.74 — their
+# ends now say the real totals, the tie-break and the last turn —, rise 0.61, astral 0.38; all 0.525).
 BEFORE_WORDS = {"vtes": 795, "ascension": 375, "res-arcana": 523, "rise": 473, "astral": 1344}
+SHARE = {"vtes": 0.52, "ascension": 0.73, "res-arcana": 0.77, "rise": 0.64, "astral": 0.41}
+# a counter changed by a command of the script: heard as whose and where it stands
+TYPED = {"vtes": "Bob, dix.", "ascension": "Ann, cinq.", "res-arcana": "Ann, deux.", "rise": "Ann, vingt.",
+         "astral": "Bob, trois."}
 
 
 @pytest.mark.parametrize("game", list(BEFORE_WORDS))
 def test_a_whole_game_by_ear_follows_the_speech_design(tmp_path: Path, game: str) -> None:
     """docs/speech.md on a whole game: the opening first; each turn once, with its round on the
-    round's first turn; each phase by its name, its reminder only the first time it comes;
-    ``rappel`` says it again on request; far fewer words than before."""
+    round's first turn; each phase by its name, its reminder only the first time it comes, no
+    name for the phase a turn opens in, nothing for a phase in which nothing can happen; a change
+    the player typed said by its value; ``rappel`` says a reminder again on request; about half
+    the words of before."""
     from companion.play.announcer import ear
     from companion.table.data import load_table
     from tests.speech_measure import play_by_ear
@@ -185,16 +193,36 @@ def test_a_whole_game_by_ear_follows_the_speech_design(tmp_path: Path, game: str
     reminders = {ear(p.remind("fr"), "fr", game) for p in data.phases if p.remind("fr")}
     heard = [x for x in said if x in reminders]
     assert heard and len(heard) == len(set(heard)), heard  # each once, however many turns
-    turns = [x for x in said if x.startswith(("Manche ", "Au tour d")) and "au tour d" in x.lower()]
+    turns = [i for i, x in enumerate(said) if x.startswith(("Manche ", "Au tour d")) and "au tour d" in x.lower()]
     if game != "res-arcana":  # (its rounds have no turns: each seat acts in turn within a round)
-        assert turns[0].startswith("Manche un, au tour d"), turns
-        assert len(turns) > 2 and not any(x.startswith("Manche un") for x in turns[2:]), turns  # the round once
+        assert said[turns[0]].startswith("Manche un, au tour d"), turns
+        later = [said[i] for i in turns[2:]]
+        assert len(turns) > 2 and not any(x.startswith("Manche un") for x in later), later  # the round once
+    opened = {f"{p.name('fr')}." for p in data.phases if p.said == "with_turn"}
+    assert not any(said[i + 1] in opened for i in turns), [said[i:i + 2] for i in turns]  # the turn says it
+    round_two = next((i for i, x in enumerate(said) if x.startswith("Manche deux")), len(said))
+    empty = {f"{p.name('fr')}." for p in data.phases if p.skip.get("round") == 1}
+    assert not any(x in empty for x in said[:round_two]), said  # nothing where nothing can happen
     assert not any(x.startswith("Phase :") for x in said), said  # a phase is its name
+    assert TYPED[game] in said, said
+    # nothing said twice over (but two counters typed in a row may land on the same value: "Ann, zéro.")
+    assert not any(a == b and a.count(",") != 1 for a, b in zip(said, said[1:], strict=False)), said
     words = sum(len(x.split()) for x in said)
-    assert words <= BEFORE_WORDS[game] * 0.85, (words, said)
+    assert words <= BEFORE_WORDS[game] * SHARE[game], (words, said)
     # the reminder again, on request, of the phase the game is in
     (tmp_path / "again").mkdir()
     again = [text for _v, text in play_by_ear(game, tmp_path / "again", extra=["rappel", "reminder"])]
     full = {f"{p.name('fr')} : {ear(p.remind('fr'), 'fr', game)}" for p in data.phases if p.remind("fr")}
     asked = [x for x in again if x in full]
     assert len(asked) == 2 and asked[0] == asked[1], again[:8]
+
+
+def test_the_whole_evening_by_ear_is_about_half_the_words_of_before(tmp_path: Path) -> None:
+    """The five games' words together, before the design 3,510; now at most 0.53 of them."""
+    from tests.speech_measure import play_by_ear
+
+    total = 0
+    for game in BEFORE_WORDS:
+        (tmp_path / game).mkdir()
+        total += sum(len(text.split()) for _v, text in play_by_ear(game, tmp_path / game))
+    assert total <= sum(BEFORE_WORDS.values()) * 0.53, total

@@ -69,8 +69,8 @@ def test_typed_and_keypad_results_are_said_the_same_way(tmp_path: Path) -> None:
         assert said and all(voice.startswith("fr") for voice, _ in said), said
         return said[-1][1]
 
-    # signs and numbers as words: a loss is never heard as a gain
-    assert last_said("pool 2 -3") == "Bob, réserve, moins trois, reste vingt-sept."
+    # a change the player typed: whose and where it stands, numbers as words (docs/speech.md)
+    assert last_said("pool 2 -3") == "Bob, vingt-sept."
     # a typed undo says what it undid, as the keypad's does
     assert last_said("undo", "--resume", "1") == "Annulé. Bob, réserve, plus trois, total trente."
     assert last_said("redo", "--resume", "1") == "Rétabli. Bob, réserve, moins trois, reste vingt-sept."

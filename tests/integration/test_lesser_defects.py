@@ -151,10 +151,10 @@ def test_a_full_disk_at_start_is_said_as_such_and_the_games_still_listed(tmp_pat
     assert "is full" in listed.stderr and "I/O" not in listed.stderr and "SD card" not in listed.stderr
     resumed = run("table", "--journal", str(path), "--resume", "1", home=tmp_path, stdin="pool 2 -1\n")
     assert "disk full" in resumed.stdout and "Traceback" not in resumed.stderr
-    assert "Bob : pool 30" in resumed.stdout  # refused: nothing moved
+    assert "Bob: pool 30" in resumed.stdout  # refused: nothing moved
     (small_disk / "filler").unlink()  # space freed: play goes on
     again = run("table", "--journal", str(path), "--resume", "1", home=tmp_path, stdin="pool 2 -1\n")
-    assert again.returncode == 0 and "Bob : pool 29" in again.stdout, again.stdout + again.stderr
+    assert again.returncode == 0 and "Bob: pool 29" in again.stdout, again.stdout + again.stderr
 
 
 def test_the_phone_server_says_goodbye_on_sighup(tmp_path: Path, game: Path) -> None:

@@ -120,3 +120,30 @@ def test_the_app_home_shows_and_says_it_at_start(tmp_path: Path) -> None:
     assert not report.get("timeout") and report.get("status"), (report, done.stderr[-2000:])
     assert "n'a pas pu être chargé : krcg" in report["status"] and "ModuleNotFoundError" in report["status"]
     assert any("n'a pas pu être chargé" in said for said in report["spoken"]), report["spoken"]
+
+
+@pytest.mark.parametrize("lang,why", [("fr", "c'est un tube nommé (FIFO), pas un fichier"),
+                                      ("en", "it is a named pipe (FIFO), not a file")])
+def test_a_long_path_never_cuts_the_reason(tmp_path: Path, monkeypatch, lang: str, why: str) -> None:
+    """A user's cards folder 300 characters deep (a USB stick mounted under a long name): the
+    sentence still gives the reason whole, the file's name and the path's start; only the middle
+    of the path is left out."""
+    deep = tmp_path.joinpath(*(["un-dossier-au-nom-assez-long-pour-une-cle-usb"] * 7))
+    overlay = deep / "cards"
+    overlay.mkdir(parents=True)
+    os.mkfifo(overlay / "res-arcana.yaml")
+    (overlay / "astral.yaml").write_text("cards:\n\t- id: x\n")  # a tab: the reason is YAML's
+    assert len(str(overlay / "res-arcana.yaml")) > 300
+    from companion import i18n
+
+    monkeypatch.setattr(i18n, "_lang", lang)  # the program's language, as --lang sets it
+    library = CardLibrary(catalog.build(catalog.cardmap_dir(), overlay=overlay, with_sources=False))
+    problems = library.load_problems(lang)
+    fifo = next(p for p in problems if "res-arcana.yaml" in p)
+    tab = next(p for p in problems if "astral.yaml" in p)
+    assert fifo.endswith(why), fifo
+    assert tab.endswith("tab used for indentation; YAML needs spaces" if lang == "en" else
+                        "tabulation utilisée pour l'indentation ; YAML demande des espaces"), tab
+    for sentence in (fifo, tab):
+        assert str(tmp_path)[:20] in sentence and "…" in sentence  # the start kept, the middle left out
+        assert len(sentence) < 260, sentence

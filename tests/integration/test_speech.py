@@ -399,12 +399,16 @@ def test_speak_plays_through_the_silent_backend() -> None:
 
 @needs_espeak
 def test_bench_speech_measures_first_audio() -> None:
-    # The 150 ms budget is judged by `python -m companion bench speech`, not by a timed test.
+    # The 50 ms budget is judged by `python -m companion bench speech`, not by a timed test.
     from companion.benchmarks.speech import bench_speech
 
     result = bench_speech(runs=5)
     assert "error" not in result, result
-    assert 0 < result["median_ms"] <= result["p95_ms"]
+    assert result["n"] == 5 and result["budget_ms"] == 50.0
+    for clock in ("wall", "cpu", "unshared"):
+        assert 0 < result[clock]["p50_ms"] <= result[clock]["p95_ms"], (clock, result)
+    # the engine's own CPU time counts: a sample is never cheaper than starting espeak-ng
+    assert result["cpu"]["p50_ms"] <= result["unshared"]["p50_ms"] <= result["wall"]["p50_ms"], result
 
 
 def test_macos_and_windows_command_lines(monkeypatch) -> None:
@@ -423,3 +427,24 @@ def test_macos_and_windows_command_lines(monkeypatch) -> None:
     assert "SelectVoice('Hortense''s voice')" in script  # quotes doubled, never closing the string
     assert "SetOutputToWaveFile('C:/it''s/o.wav')" in script
     assert script.index("[Console]::InputEncoding") < script.index("ReadToEnd")
+
+
+def test_the_card_worker_reads_the_words_of_speech_before_a_card_is_laid(tmp_path) -> None:
+    """The worker that loads the cards at start reads phrases.yaml and makes its patterns, so
+    the first card laid goes to the voice without them (``bench speech`` measures that path).
+    A fresh process: this one may have read them already."""
+    script = (
+        "from companion.play.runtime import Runtime\n"
+        "from companion.speech import card_speech, lexicon\n"
+        "runtime = Runtime(journal_path=r'%s')\n"
+        "assert lexicon._all.cache_info().currsize == 0\n"
+        "runtime.load_cards()\n"
+        "def refuse(*_a):\n"
+        "    raise AssertionError('phrases.yaml read on a player\\'s time')\n"
+        "lexicon.resources = type('NoFiles', (), {'files': staticmethod(refuse)})\n"
+        "print(card_speech(runtime.library.get('vtes:100845'), 'normal', 'fr')[0].text)\n"
+        "runtime.close()\n" % (tmp_path / "journal.sqlite3"))
+    env = {**os.environ, "COMPANION_SPEECH": "silent", "COMPANION_HOME": str(tmp_path / "home")}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Govern the Unaligned."

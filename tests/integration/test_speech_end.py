@@ -59,8 +59,35 @@ def test_res_arcana_a_tie_that_stays_is_shared(tmp_path: Path) -> None:
     assert "Partie terminée. Victoire : Ann et Bob." in said, said
 
 
+def test_ascension_announces_the_last_turn(tmp_path: Path) -> None:
+    # Bob plays first: the pool empties in his turn, so Ann's turn, the round's last, is the last one
+    lines = ["honneur 1 +60", "end", "end"]
+    _out, said = console(tmp_path, lines, "--game", "ascension", "--players", "Ann,Bob", "--seed", "1")
+    assert ("La réserve d'honneur est vide : on finit la manche pour que chacun ait joué autant de tours ; "
+            "le dernier tour est celui d'Ann." in said), said
+    turn = said.index("Au tour d'Ann : honneur soixante.")
+    assert said[turn + 1] == "Dernier tour de la partie.", said[turn:]
+    assert any(x.startswith("Fin de partie.") for x in said), said
+
+
+def test_ascension_pool_empty_in_the_last_players_turn(tmp_path: Path) -> None:
+    lines = ["end", "honneur 2 +60"]
+    _out, said = console(tmp_path, lines, "--game", "ascension", "--players", "Ann,Bob", "--seed", "1", lang="en")
+    assert "The honor pool is empty: this turn is the game's last." in said, said
+
+
 def test_an_ousted_player_is_said_without_gender(tmp_path: Path) -> None:
     out, said = console(tmp_path, ["pool 1 -30"], "--game", "vtes", "--players", "Ann,Bob,Cy", "--seed", "1")
     assert "Ann quitte la partie : évincement." in said, said
     assert "Ann quitte la partie : évincement." in out
     assert "évincé" not in out and not any("évincé" in x for x in said)
+
+
+def test_ascension_explains_its_tie_break(tmp_path: Path) -> None:
+    # 30 honor each: the pool (60) is empty in Bob's turn, Bob played first, Ann later: Ann wins
+    lines = ["honneur 1 +30", "honneur 2 +30", "end", "end"]
+    _out, said = console(tmp_path, lines, "--game", "ascension", "--players", "Ann,Bob", "--seed", "1")
+    final = next(i for i, x in enumerate(said) if x.startswith("Fin de partie."))
+    assert "Victoire : Ann." in said[final], said[final]
+    assert said[final + 1] == ("Égalité à trente : l'emporte qui a joué le plus tard dans l'ordre du tour, "
+                               "Ann."), said[final:]

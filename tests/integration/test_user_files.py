@@ -45,7 +45,10 @@ def test_an_anchor_without_alias_is_fine(tmp_path: Path) -> None:
     assert load_file(path) == {"a": {"b": 1}}
 
 
-def test_an_over_large_file_is_refused_unread(tmp_path: Path) -> None:
+def test_an_over_large_file_is_refused_unread(tmp_path: Path, monkeypatch) -> None:
+    from companion import i18n
+
+    monkeypatch.setattr(i18n, "_lang", "en")  # the cause as written below
     path = tmp_path / "astral.yaml"
     with path.open("wb") as f:
         f.truncate(MAX_FILE_BYTES + 1)

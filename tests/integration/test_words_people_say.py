@@ -54,7 +54,7 @@ def test_a_typo_is_suggested_and_enter_applies_it(tmp_path: Path) -> None:
     assert "anuler : vouliez-vous dire annuler ? Entrée pour oui." in said
     assert any(x.startswith("Annulé.") for x in said)
     assert "poll : vouliez-vous dire pool ? Entrée pour oui." in said
-    assert said[-2] == "Bob, réserve, moins trois, reste vingt-sept."
+    assert said[-2] == "Bob, vingt-sept."
     assert not any(x.startswith("Refusé") for x in said), said
 
 

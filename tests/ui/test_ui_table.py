@@ -460,10 +460,9 @@ def test_rise_by_touch(stage, tmp_path):
     for seat, a, b in ((0, 20, 18), (1, 20, 15)):
         type_value(stage, seat, "pv_a", a)
         type_value(stage, seat, "pv_b", b)
-    act(stage, "next")
-    act(stage, "next")  # combat
+    act(stage, "next")  # the second summoning: attack and combat are passed over in round 1
+    assert "Phase 6/7" in table.phase
     step(stage, 1, "pv_a", -3)
-    act(stage, "next")
     act(stage, "next")
     act(stage, "next")  # Bob: awakening
     assert table.panel(1).active

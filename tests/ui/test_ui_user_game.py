@@ -85,7 +85,7 @@ def test_a_copied_game_is_on_home_starts_and_its_counters_move_by_keys(app) -> N
     after = app.state["seats"][active]["counters"]
     changed = {k: after[k] - before[k] for k in after if after[k] != before[k]}
     assert changed == {"honor": 3}, (said, moved, changed)
-    assert moved[-1] == f"{name}, honneur, plus un, total trois.", moved
+    assert moved[-1] == f"{name}, trois.", moved  # the counter under the cursor: its value
     frames(2)
     assert app.table.counter_box(active, "honor").value == 3  # the screen shows what was said
     assert app.state["shared"]["pool"] == 0  # the generic rules: Ascension's honor pool is its code's

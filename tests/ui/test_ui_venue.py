@@ -10,18 +10,31 @@ import os
 import shutil
 import socket
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from companion.venue.broker import Broker
 from companion.venue.event import EventStore
 from companion.venue.hub import Hub
 from companion.venue.runner import HubThread
-from tests.venue.helpers import EVENT, broker, needs_mosquitto, wait_for  # noqa: F401
+from tests.venue.helpers import EVENT, needs_mosquitto, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(150), needs_mosquitto]
 
 NAMES = [f"P{i:02d}" for i in range(1, 11)]
+
+
+@pytest.fixture
+def broker(tmp_path) -> Iterator[Broker]:
+    """A real Mosquitto for this window test (the venue folder's shared brokers are its own)."""
+    b = Broker(tmp_path / "broker", EVENT, tables=12)
+    b.start()
+    try:
+        yield b
+    finally:
+        b.stop()
 
 
 def frames(count: int = 2) -> None:
@@ -89,7 +102,7 @@ class Window:
 
 
 @pytest.fixture
-def hub(tmp_path, broker):  # noqa: F811
+def hub(tmp_path, broker):
     store = EventStore(tmp_path / "event.sqlite3", EVENT, "vtes")
     h = HubThread(Hub(store, "127.0.0.1", broker.port, broker.credentials.hub, seat_iterations=300)).start()
     wait_for(lambda: h.hub.connected, what="the hub connected")
@@ -115,7 +128,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_a_table_joins_a_venue_from_the_window_and_calls_a_judge(window, tmp_path, broker, hub,  # noqa: F811
+def test_a_table_joins_a_venue_from_the_window_and_calls_a_judge(window, tmp_path, broker, hub,
                                                                   monkeypatch):
     from kivy.tests.common import UnitTestTouch
 
@@ -193,5 +206,153 @@ def test_a_table_joins_a_venue_from_the_window_and_calls_a_judge(window, tmp_pat
         time.sleep(0.1)
         frames(4)  # the button's pressed look ends on the Clock
         _shot(window, tmp_path, "window-table-venue")
+    finally:
+        w.close()
+
+
+def _tap(widget) -> None:
+    from kivy.tests.common import UnitTestTouch
+
+    assert widget is not None and not widget.disabled
+    x, y = widget.to_window(*widget.center)
+    touch = UnitTestTouch(x, y)
+    touch.touch_down()
+    touch.touch_up()
+    frames(2)
+
+
+def _joined(w: Window, hub, broker) -> list[str]:
+    """The table joined as the window's "Rejoindre un tournoi" joins it, seated by the hub."""
+    import companion.venue.join as joining
+
+    for name in NAMES:
+        hub.hub.store.register(name)
+    joining.join(w.runtime, f"mqtt://table-1:{broker.credentials.tables[1]}@127.0.0.1:{broker.port}/{EVENT}")
+    round_no, _ = hub.call(hub.hub.seat_round)
+    players = hub.hub.store.seating(round_no)[0]
+    settle(lambda: w.runtime.session.seat_names == players, "the seated game started at the table")
+    w.press("f3")
+    assert w.app.root.current == "table"
+    return players
+
+
+def test_the_window_shows_the_proposed_result_and_the_players_confirm_it_by_keys_or_touch(
+        window, tmp_path, broker, hub):
+    """The venue's result at the table, in the window: shown and said at the game's end (each
+    player's VP, the game win), confirmed with Enter or a touch, contested with X (the organiser
+    is called with the proposal); Escape leaves it for later and V brings it back. The seat menus
+    offer the judge call too. What the hub receives is checked through the real broker."""
+    w = Window(window, tmp_path)
+    try:
+        players = _joined(w, hub, broker)
+        table = w.app.root.get_screen("table")
+        store = hub.hub.store
+        assert table.result_panel is None  # the game goes on: nothing to confirm
+        # V: the players ask for the result before the end; Escape: not now, it stops waiting
+        w.press("v")
+        settle(lambda: table.result_panel is not None, "the result shown when asked")
+        assert w.runtime.result_pending() is not None
+        w.press("escape")
+        settle(lambda: table.result_panel is None, "not now")
+        assert w.runtime.result_pending() is None and w.app.root.current == "table"
+        assert w.runtime.voice.wait_idle(5)
+        assert w.said[-1] == "Fermé."
+        # asked again; X contests it: the organiser is called
+        w.press("v")
+        settle(lambda: table.result_panel is not None, "the result shown when asked")
+        assert w.runtime.voice.wait_idle(5)
+        assert w.said[-1].startswith(f"Résultat proposé : {players[0]} 0, {players[1]} 0")
+        assert w.said[-1].endswith("Entrée pour le confirmer ; X pour le contester et appeler l'organisateur.")
+        w.press("x")
+        wait_for(lambda: len(store.judge_calls()) == 1, what="the contest reached the organiser")
+        assert store.judge_calls()[0]["why"].startswith("résultat contesté")
+        settle(lambda: table.result_panel is None, "the contested result closed")
+        assert w.runtime.voice.wait_idle(5)
+        assert w.said[-1] == "Résultat contesté : l'organisateur est appelé à la table 1."
+        # the game's end: the result comes by itself, shown and said with the game win
+        for line in ["oust 2", "oust 3", "oust 4", "oust 5"]:
+            assert w.runtime.session.apply(line, source="touch").ok
+        settle(lambda: table.result_panel is not None, "the result shown at the game's end")
+        panel = table.result_panel
+        assert [r.text for r in panel.rows] == [f"{players[0]} : 5 PV"] + [f"{p} : 0 PV" for p in players[1:]]
+        assert panel.win.text == f"Victoire : {players[0]}."
+        assert w.runtime.voice.wait_idle(5)
+        said = w.said
+        ended = max(i for i, x in enumerate(said) if "Partie terminée" in x)
+        # said once, after the change that ended the game, with the game win and how to answer
+        assert said[ended + 1:] == [
+            f"Résultat proposé : {players[0]} 5, {', '.join(f'{p} 0' for p in players[1:])}. Victoire : {players[0]}. "
+            "Entrée pour le confirmer ; X pour le contester et appeler l'organisateur."], said[ended:]
+        _shot(window, tmp_path, "window-venue-result")
+        # Tab walks the panel's buttons, said; Escape leaves it for later; V brings it back
+        w.press("tab")
+        assert w.runtime.voice.wait_idle(5)
+        assert "Confirmer le résultat" in w.said[-1]
+        w.press("escape")
+        settle(lambda: table.result_panel is None, "closed for later")
+        assert w.app.root.current == "table" and w.runtime.result_pending() is not None
+        w.press("v")
+        settle(lambda: table.result_panel is not None, "shown again")
+        # Enter confirms it, as the console's "résultat ok": validated at the hub
+        w.press("enter")
+        wait_for(lambda: [r["status"] for r in store.results(1)] == ["validated"], what="validated at the hub")
+        settle(lambda: table.result_panel is None, "the confirmed result closed")
+        assert w.runtime.voice.wait_idle(5)
+        assert w.said[-1] == "Résultat envoyé à l'organisateur."
+        assert [e["body"]["by"] for e in store.entries(1, "result")] == ["key"]
+        # by touch: a seat's menu calls a judge (the phones' action, in the same list)
+        frames(3)
+        _tap(table.panel(1).menu_button)
+        settle(lambda: table.menu is not None, "the seat's menu")
+        assert "judge" in table.menu.buttons
+        _tap(table.menu.buttons["judge"])
+        wait_for(lambda: len(store.judge_calls()) == 2, what="the seat's judge call reached the hub")
+        call = store.judge_calls()[-1]
+        assert call["seat"] == 2 and call["why"] == f"appel de {players[1]} à la table"
+        # asked again, confirmed by a touch on the panel's button
+        w.press("v")
+        settle(lambda: table.result_panel is not None, "shown when asked again")
+        _tap(table.result_panel.confirm)
+        wait_for(lambda: len(store.entries(1, "result")) == 2, what="the touched confirmation reached the hub")
+        assert store.entries(1, "result")[-1]["body"]["by"] == "touch"
+        assert [r["status"] for r in store.results(1)] == ["validated"]  # the same result, still once
+        settle(lambda: table.result_panel is None, "closed")
+    finally:
+        w.close()
+
+
+def test_a_table_leaves_the_venue_from_the_window_and_plays_on(window, tmp_path, broker, hub):
+    """F10, "Quitter le tournoi" by keys: the link stops (the hub sees the table offline), the
+    judge button goes, and the game goes on in its journal, nothing lost."""
+    w = Window(window, tmp_path)
+    try:
+        _joined(w, hub, broker)
+        table = w.app.root.get_screen("table")
+        settle(lambda: table.action("judge") is not None, "the judge button")
+        assert w.runtime.session.apply("pool 1 -2", source="touch").ok
+        wait_for(lambda: w.runtime.venue.outbox.pending() == [], what="the change reached the hub")
+        w.press("f10")
+        screen = w.app.root.get_screen("venue")
+        assert screen.joined and not screen.ids.leave_button.disabled
+        for _ in range(3):  # Tab: the field, Rejoindre, then Quitter le tournoi
+            w.press("tab")
+        assert w.runtime.voice.wait_idle(5)
+        assert w.said[-1].startswith("Quitter le tournoi")
+        w.press("enter")
+        settle(lambda: w.runtime.venue is None and not screen.busy, "the table left the venue")
+        assert screen.status.startswith("Table 1 a quitté le tournoi « test-night ». La partie continue ici")
+        assert screen.ids.leave_button.disabled
+        frames(2)
+        _shot(window, tmp_path, "window-venue-left")
+        wait_for(lambda: hub.hub.store.tables()[1]["online"] is False, what="the hub saw the table leave")
+        # the table plays on alone
+        game = w.runtime.session.game
+        assert game is not None and game.state["seats"][0]["counters"]["pool"] == 28
+        w.press("f3")
+        settle(lambda: table.action("judge") is None, "the judge button gone")
+        assert w.runtime.session.apply("pool 2 -1", source="touch").ok
+        w.press("a")
+        assert w.runtime.voice.wait_idle(5)
+        assert w.said[-1].startswith("Cette table n'a rejoint aucun tournoi")
     finally:
         w.close()

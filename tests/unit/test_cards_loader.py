@@ -11,6 +11,14 @@ from companion.cards.yamlload import DataError
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "cardmap"
 
 
+@pytest.fixture(autouse=True)
+def english(monkeypatch) -> None:
+    """The causes below are read in English (the French ones: tests/integration/test_game_data_errors_lang.py)."""
+    from companion import i18n
+
+    monkeypatch.setattr(i18n, "_lang", "en")
+
+
 @pytest.fixture
 def cardmap(tmp_path: Path) -> Path:
     target = tmp_path / "cardmap"

@@ -76,3 +76,20 @@ def test_the_announcer_says_a_games_notes_in_its_own_words() -> None:
     game = SimpleNamespace(data=load_table("vtes"))
     said = announcer.note_text("table.vtes.transfers", {"name": "Ann", "amount": 4}, game)
     assert said == "Transferts d'Ann : quatre."
+
+
+def test_a_new_game_from_the_template_says_its_counters_its_own_way(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+
+    from companion.commands import games
+
+    monkeypatch.setenv("COMPANION_HOME", str(tmp_path))
+    registry.forget()
+    try:
+        assert games.run(argparse.Namespace(action="new", id="duel", name="Duel", json=False)) == 0
+        assert counter_names("duel", "life") == {"fr": "vie", "en": "life"}
+        # "vie" is feminine: "une", which only the game's own words can say
+        assert change_speech("Ann", {"fr": "vie"}, 1, 1, "fr", "duel")[0].text == "Ann, vie, plus une."
+    finally:
+        registry.forget()

@@ -215,13 +215,13 @@ def test_keypad_prefix_seat_value_entry_and_undo(vtes):
     said = vtes.press("numpad2")
     assert said.startswith("Bob : réserve trente, points de victoire zéro")
     assert vtes.session.selected_seat == 1
-    assert vtes.press("numpadsubstract") == "Bob, réserve, moins un, reste vingt-neuf."
+    assert vtes.press("numpadsubstract") == "Bob, vingt-neuf."  # the seat just chosen: its new value
     assert game.state["seats"][1]["counters"]["pool"] == 29
     said = vtes.press("numpadenter")
     assert said == "Bob, réserve : tapez la valeur, puis Entrée."
     assert vtes.press("numpad2", "numpad5") == "2 | 5"
     assert game.state["seats"][1]["counters"]["pool"] == 29  # nothing moves before Enter
-    assert vtes.press("numpadenter") == "Bob, réserve, moins quatre, reste vingt-cinq."
+    assert vtes.press("numpadenter") == "Bob, vingt-cinq."
     assert vtes.press("numpad7") == "Annulé. Bob, réserve, plus quatre, total vingt-neuf."
     assert vtes.press("numpad9") == "Rétabli. Bob, réserve, moins quatre, reste vingt-cinq."
     # a value typed with a sign is a change, not a new total; Escape or the keypad dot cancels
@@ -240,7 +240,7 @@ def test_refusals_are_spoken_as_errors(vtes):
 
     vtes.press("numpaddivide", "numpad3")  # seat 3, pool 30
     said = vtes.press("numpadenter", "4", "0", "enter")
-    assert said.endswith("Cy, réserve, plus dix, total quarante.")
+    assert said.endswith("Cy, quarante.")
     said = vtes.press("numpaddivide", "numpad9")
     assert said.startswith("Choix") and ("pile" in said or "face" in said)
     # seat 4 does not exist at a table of three: said, and nothing changes
@@ -285,3 +285,33 @@ def test_no_game_is_said(tmp_path):
         assert [u.text for u in runtime.voice.speaker().backend.spoken] == ["No game running."] * 4
     finally:
         runtime.close()
+
+
+@pytest.mark.parametrize("game", ["ascension", "vtes", "res-arcana", "rise", "astral"])
+def test_the_arrows_visit_only_what_the_table_shows(tmp_path, game):
+    """Up and Down go through the counters the table screen draws for a seat (present.main and
+    present.small), Left and Right through the seats and the shared counters it draws; before,
+    Ascension's Up stopped on "honneur des cartes", which has no box (it is set from the seat's
+    menu at the end), and on the honor beyond the pool while it is not shown (zero)."""
+    from companion.table.present import table_view
+
+    rig = Rig(tmp_path, game, ["Ann", "Bob"])
+    try:
+        view = table_view(rig.session.game, "fr")
+        shown = [c.cid for c in view.seats[0].counters]
+        rig.press("1")  # the first seat chosen
+        visited = []
+        for _ in range(len(shown) + 2):
+            visited.append(rig.keys.cursor_target())
+            rig.press("up")
+        assert {cid for seat, cid in visited} == set(shown), (visited, shown)
+        assert all(seat == 0 for seat, cid in visited)
+        stops = []
+        for _ in range(len(view.seats) + 2):
+            rig.press("right")
+            stops.append(rig.keys.cursor_target())
+        shared = {cid for seat, cid in stops if seat is None}
+        assert shared <= {c.cid for c in view.shared}, (stops, view.shared)
+        assert bool(shared) == bool(view.shared)
+    finally:
+        rig.close()

@@ -135,8 +135,8 @@ def test_a_result_is_said_the_same_way_from_every_source(runtime) -> None:
         session.apply("undo", source=source)
         assert runtime.voice.wait_idle(10)
         texts.append([u.text for u in spoken(runtime)[before:]])
-    assert texts[0] == ["Bob, réserve, moins trois, reste vingt-sept.",
-                        "Annulé. Bob, réserve, plus trois, total trente."]
+    # the change typed: whose and where it stands; the undo: what it moved back, in full
+    assert texts[0] == ["Bob, vingt-sept.", "Annulé. Bob, réserve, plus trois, total trente."]
     assert all(x == texts[0] for x in texts), texts
 
 
@@ -251,7 +251,7 @@ def test_a_card_laid_never_takes_the_tables_keys_away(runtime) -> None:
     assert keys.press("numpad7")  # undo, still on the card screen
     assert runtime.session.game.state["seats"][1]["counters"]["pool"] == 30
     said = [u.text for u in spoken(runtime)[before:]]
-    assert "Bob, réserve, moins un, reste vingt-neuf." in said and "Annulé." not in said
+    assert "Bob, vingt-neuf." in said and "Annulé." not in said
     assert keys.press("f4") is True  # the card's own key still brings the card back
 
 

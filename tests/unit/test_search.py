@@ -14,7 +14,7 @@ from companion.cards import catalog
 from companion.cards import index as card_index
 from companion.cards.catalog import Catalog
 from companion.cards.library import CardLibrary
-from companion.cards.search import SearchIndex, max_edits, normalize
+from companion.cards.search import DocIndex, SearchIndex, card_doc, max_edits, normalize
 from companion.games.vtes import cards as vtes
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "cardmap"
@@ -98,13 +98,43 @@ def test_deletion_index_finds_what_a_full_scan_finds(index: SearchIndex) -> None
     words = index._index._name_words
     rnd = random.Random(25)
     queries = [_typo(rnd, w) for w in rnd.sample([w for w in words if len(w) >= 4], 400)]
-    queries += rnd.sample(words, 300) + rnd.sample(index._index._text_words, 300)  # known: found once, built in
+    queries += rnd.sample(words, 300) + rnd.sample(sorted(index._index._tokens), 300)  # the cards' words and starts
     for query in queries + ["deflektoin", "govrn", "unalligned", "ansn"]:
         edits = max_edits(query)
         scan = {w for w, dist, _ in process.extract(query, words, scorer=OSA.distance, score_cutoff=edits,
                                                       limit=None) if dist} if edits else set()
         found = {w for near in index._index._near(query, edits) for w in near} if edits else set()
         assert found == scan, query
+
+
+def test_ranked_words_answer_as_scoring_each_query(index: SearchIndex) -> None:
+    """The card index ranks every word and word start of the cards when it is built; what it
+    answers is what the same index scoring each query (as the rules' index does) answers, for
+    one word, several words and typos, with or without a filter, whatever the count asked."""
+    ranked = index._index
+    scored = DocIndex([card_doc(c) for c in index._cards])
+    rnd = random.Random(11)
+    tokens = sorted(ranked._tokens)
+    queries = rnd.sample(tokens, 400) + [" ".join(rnd.sample(tokens, 2)) for _ in range(100)]
+    queries += [_typo(rnd, t) for t in rnd.sample(tokens, 200)]
+    vtes = index._by_game["vtes"]
+    for query in map(normalize, queries):
+        for allowed in (None, vtes, frozenset(range(0, len(index._cards), 3))):
+            for limit in (3, 20):
+                assert ([(h.card.ref, h.score, h.where) for h in ranked.search_normalized(query, limit, allowed)]
+                        == [(h.card.ref, h.score, h.where) for h in scored.search_normalized(query, limit, allowed)]
+                        ), (query, limit)
+
+
+def test_a_game_filter_whatever_the_order_of_the_cards(index: SearchIndex) -> None:
+    """A game's cards listed together are filtered as a range, otherwise as a set: same hits."""
+    by_name = SearchIndex(sorted(index._cards, key=lambda c: c.name))
+    assert isinstance(index._by_game["vtes"], range) and isinstance(by_name._by_game["vtes"], frozenset)
+    for query in ("govrn the unalligned", "dragon", "majesty", "bleed", "fire dragon"):
+        for game in ("vtes", "res-arcana"):
+            mixed, listed = by_name.search(query, game=game, limit=5000), index.search(query, game=game, limit=5000)
+            assert {(h.card.ref, h.score) for h in mixed} == {(h.card.ref, h.score) for h in listed}, (query, game)
+            assert all(h.card.game == game for h in mixed)
 
 
 def test_state_from_the_cache_searches_the_same(index: SearchIndex) -> None:
@@ -118,6 +148,12 @@ def test_state_from_the_cache_searches_the_same(index: SearchIndex) -> None:
         for filters in ({}, {"game": "vtes"}, {"game": "vtes", "type": "vampire"}, {"cost": 1}):
             assert ([(h.card.ref, h.score, h.where) for h in restored.search(query, **filters)]
                     == [(h.card.ref, h.score, h.where) for h in index.search(query, **filters)]), (query, filters)
+
+
+def test_no_cards_no_hits_and_a_state_all_the_same() -> None:
+    empty = SearchIndex([])
+    again = SearchIndex([], state=json.loads(json.dumps(empty.state())))
+    assert empty.search("majesty") == again.search("majesty") == again.search("majesti", game="vtes") == []
 
 
 def test_state_for_other_cards_is_refused(index: SearchIndex) -> None:

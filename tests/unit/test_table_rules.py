@@ -187,6 +187,21 @@ def test_rise_first_turn_phase_3_only_for_the_first_player(journal: Journal) -> 
     assert g.rules.phase_id(g.state) == "awakening"
 
 
+def test_rise_first_round_passes_over_attack_and_combat(journal: Journal) -> None:
+    """Nothing can attack in the first round (a creature never attacks on the turn it arrives):
+    game.yaml ``skip: {round: 1}`` makes ``next`` pass over those phases without a word."""
+    g, p = new(journal, "rise", ["Ann", "Bob"])
+    result = do(g, p, "next")
+    assert g.rules.phase_id(g.state) == "summon2"
+    assert [v["phase"] for k, v in result.notes if k.startswith("table.phase")] == ["@p:summon2"]
+    do(g, p, "end", "next", "restore 2", "next")
+    assert g.rules.phase_id(g.state) == "summon2"  # Bob's first turn: round 1 still
+    do(g, p, "end", "next", "restore 2", "next")
+    assert g.state["round"] == 2 and g.rules.phase_id(g.state) == "attack"  # from round 2 on
+    do(g, p, "next")
+    assert g.rules.phase_id(g.state) == "combat"
+
+
 def test_astral_twelve_stars_win_at_once(journal: Journal) -> None:
     g, p = new(journal, "astral", ["Ann", "Bob"])
     do(g, p, "stars 2 +11")
@@ -275,7 +290,7 @@ def test_rise_restoration_cannot_be_skipped_by_ending_the_turn(journal: Journal)
     do(g, p, "end")  # Bob's turn, phase 1
     assert g.rules.phase_id(g.state) == "awakening"
     fr, _ = refused(g, p, "end")
-    assert "restore" in fr
+    assert "restauration 2" in fr  # the French command word, not the English one
     do(g, p, "next", "restore 1", "end")
     assert g.state["active"] == 0 and g.state["seats"][1]["counters"]["coins"] == 3
 

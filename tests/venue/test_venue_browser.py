@@ -17,7 +17,7 @@ from companion.venue.event import EventStore
 from companion.venue.hub import Hub
 from companion.venue.link import TableLink, VenueAddress
 from companion.venue.runner import HubThread
-from tests.venue.helpers import EVENT, broker, needs_mosquitto, wait_for  # noqa: F401
+from tests.venue.helpers import needs_mosquitto, wait_for
 from tests.web_helpers import CHROMIUM, chromium
 
 WAIT = 15_000
@@ -35,8 +35,8 @@ def keep(path: Path) -> None:
 
 
 @pytest.fixture
-def venue(tmp_path, broker):  # noqa: F811
-    store = EventStore(tmp_path / "event.sqlite3", EVENT, "vtes")
+def venue(tmp_path, broker):
+    store = EventStore(tmp_path / "event.sqlite3", broker.event, "vtes")
     for i in range(1, 11):
         store.register(f"Joueur {i}", f"30000{i}")
     port: dict[str, int] = {}
@@ -54,7 +54,7 @@ def venue(tmp_path, broker):  # noqa: F811
         round_no, _ = hub.call(hub.hub.seat_round)
         for n in (1, 2):
             session = Session(journal_path=tmp_path / f"t{n}" / "games.sqlite3")
-            address = VenueAddress("127.0.0.1", broker.port, EVENT, n, broker.credentials.tables[n])
+            address = VenueAddress("127.0.0.1", broker.port, broker.event, n, broker.credentials.tables[n])
             links.append(TableLink(session, address, auto_start=True).start())
         for link in links:
             wait_for(lambda link=link: link.session.game is not None, what="seated games started")
@@ -161,8 +161,8 @@ def test_public_tv_page_reads_only_and_passes_axe(browser, venue, tmp_path):
         context.close()
 
 
-def test_the_organiser_seats_a_staggered_round_and_reads_who_sits_out(browser, broker, tmp_path):  # noqa: F811
-    store = EventStore(tmp_path / "event.sqlite3", EVENT, "vtes")
+def test_the_organiser_seats_a_staggered_round_and_reads_who_sits_out(browser, broker, tmp_path):
+    store = EventStore(tmp_path / "event.sqlite3", broker.event, "vtes")
     for i in range(1, 8):
         store.register(f"Joueur {i}")
     port: dict[str, int] = {}

@@ -12,16 +12,16 @@ from companion.venue.event import EventStore
 from companion.venue.hub import Hub
 from companion.venue.link import VenueAddress
 from companion.venue.runner import HubThread
-from tests.venue.helpers import EVENT, ROOT, broker, needs_mosquitto, wait_for  # noqa: F401
+from tests.venue.helpers import ROOT, needs_mosquitto, wait_for
 
 pytestmark = needs_mosquitto
 
 
-def test_console_joins_the_venue_and_its_words_reach_the_hub(tmp_path, broker):  # noqa: F811
-    store = EventStore(tmp_path / "event.sqlite3", EVENT, "vtes")
+def test_console_joins_the_venue_and_its_words_reach_the_hub(tmp_path, broker):
+    store = EventStore(tmp_path / "event.sqlite3", broker.event, "vtes")
     hub = HubThread(Hub(store, "127.0.0.1", broker.port, broker.credentials.hub)).start()
     try:
-        url = VenueAddress("127.0.0.1", broker.port, EVENT, 4, broker.credentials.tables[4]).url()
+        url = VenueAddress("127.0.0.1", broker.port, broker.event, 4, broker.credentials.tables[4]).url()
         journal = tmp_path / "games.sqlite3"
         script = "pool 1 -3\njuge une règle à vérifier\nrésultat\nrésultat ok\n"
         env = dict(os.environ, PYTHONPATH=str(ROOT), COMPANION_LANG="fr")
@@ -52,14 +52,14 @@ def test_console_joins_the_venue_and_its_words_reach_the_hub(tmp_path, broker): 
         store.close()
 
 
-def test_serve_joins_the_venue_too(tmp_path, broker):  # noqa: F811
+def test_serve_joins_the_venue_too(tmp_path, broker):
     import signal
 
-    store = EventStore(tmp_path / "event.sqlite3", EVENT, "vtes")
+    store = EventStore(tmp_path / "event.sqlite3", broker.event, "vtes")
     hub = HubThread(Hub(store, "127.0.0.1", broker.port, broker.credentials.hub)).start()
     proc = None
     try:
-        url = VenueAddress("127.0.0.1", broker.port, EVENT, 5, broker.credentials.tables[5]).url()
+        url = VenueAddress("127.0.0.1", broker.port, broker.event, 5, broker.credentials.tables[5]).url()
         env = dict(os.environ, PYTHONPATH=str(ROOT), COMPANION_LANG="fr")
         proc = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--game", "vtes", "--players",
                                  "Ann,Bob,Cy,Dee", "--seed", "1", "--journal", str(tmp_path / "g.sqlite3"),

@@ -19,11 +19,12 @@ from companion.play.session import Session
 from companion.table.journal import Journal
 from companion.venue.event import EventStore
 from companion.venue.link import TableLink, VenueAddress
-from tests.venue.helpers import EVENT, ROOT, FlakyProxy, broker, needs_mosquitto, wait_for  # noqa: F401
+from tests.venue.helpers import EVENT, ROOT, FlakyProxy, needs_mosquitto, wait_for
 
 pytestmark = [needs_mosquitto, pytest.mark.slow, pytest.mark.timeout(300)]
 
 ENV = dict(os.environ, PYTHONPATH=str(ROOT), COMPANION_LANG="fr")
+HTTP = 0.25  # how often a wait asks the hub's web API (each look costs the hub a full organiser view)
 
 
 def _hub(folder, b) -> tuple[subprocess.Popen, dict]:
@@ -59,7 +60,8 @@ def _type(proc: subprocess.Popen, *lines: str) -> None:
         proc.stdin.flush()
 
 
-def test_a_round_survives_kill_9_broker_restart_and_a_flaky_network(tmp_path, broker):  # noqa: F811
+def test_a_round_survives_kill_9_broker_restart_and_a_flaky_network(tmp_path, own_broker):
+    broker = own_broker  # restarted under everyone's feet
     (tmp_path / "players.txt").write_text("\n".join(f"Joueur {i:02d}" for i in range(1, 16)), encoding="utf-8")
     folder = tmp_path / "event"
     hub, info = _hub(folder, broker)
@@ -88,7 +90,7 @@ def test_a_round_survives_kill_9_broker_restart_and_a_flaky_network(tmp_path, br
             return bool(t and t["state"] and t["state"]["state"]["seats"][0]["name"] == seated[2][0]
                         and t["state"]["ts"] > since)
 
-        wait_for(hub_sees_table3, timeout=60, what="table 3 seated and seen")
+        wait_for(hub_sees_table3, timeout=60, what="table 3 seated and seen", every=HTTP)
         t1, t2 = (link.session for link in links)
         for s in (t1, t2):
             assert s.apply("pool 1 -2").ok and s.apply("next").ok
@@ -98,7 +100,7 @@ def test_a_round_survives_kill_9_broker_restart_and_a_flaky_network(tmp_path, br
             t = next((x for x in _api(info, "/api/organiser")["tables"] if x["table"] == 3), None)
             return bool(t and t["state"] and t["state"]["state"]["seats"][seat - 1]["out"])
 
-        wait_for(lambda: table3_ousted(2), timeout=60, what="table 3's oust seen by the hub")
+        wait_for(lambda: table3_ousted(2), timeout=60, what="table 3's oust seen by the hub", every=HTTP)
         # kill -9 the table's program mid-round, then start it again: it goes on with its game
         table3.send_signal(signal.SIGKILL)
         table3.wait(10)
@@ -109,7 +111,7 @@ def test_a_round_survives_kill_9_broker_restart_and_a_flaky_network(tmp_path, br
         restarted = time.time()
         table3 = _console(broker, journal3)
         hub, info = _hub(folder, broker)
-        wait_for(lambda: hub_sees_table3(restarted), timeout=60, what="table 3 back with its game")
+        wait_for(lambda: hub_sees_table3(restarted), timeout=60, what="table 3 back with its game", every=HTTP)
         # the broker restarts under everyone's feet
         broker.stop()
         assert t1.apply("oust 3").ok and t2.apply("pool 4 -3").ok
@@ -123,7 +125,7 @@ def test_a_round_survives_kill_9_broker_restart_and_a_flaky_network(tmp_path, br
 
         wait_for(lambda: results() == {1: "validated", 2: "validated", 3: "validated"}, timeout=120,
                  what=lambda: f"three results validated: {_api(info, '/api/organiser')['results']}, "
-                              f"{_api(info, '/api/organiser')['tables']}")
+                              f"{_api(info, '/api/organiser')['tables']}", every=HTTP)
         for link in links:
             wait_for(lambda link=link: link.outbox.pending() == [], timeout=90, what="outboxes acknowledged")
         table3.stdin.close()

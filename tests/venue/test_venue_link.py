@@ -13,7 +13,7 @@ from companion.venue.event import EventStore
 from companion.venue.hub import Hub
 from companion.venue.link import TableLink, VenueAddress
 from companion.venue.runner import HubThread
-from tests.venue.helpers import EVENT, broker, needs_mosquitto, wait_for  # noqa: F401
+from tests.venue.helpers import needs_mosquitto, wait_for
 
 pytestmark = needs_mosquitto
 
@@ -21,8 +21,10 @@ NAMES = [f"P{i:02d}" for i in range(1, 11)]
 
 
 @pytest.fixture
-def hub(tmp_path, broker):  # noqa: F811
-    store = EventStore(tmp_path / "event.sqlite3", EVENT, "vtes")
+def hub(tmp_path, request):
+    # on the test's own broker when it has one (it stops it), else on its event of the module's broker
+    broker = request.getfixturevalue("own_broker" if "own_broker" in request.fixturenames else "broker")
+    store = EventStore(tmp_path / "event.sqlite3", broker.event, "vtes")
     h = HubThread(Hub(store, "127.0.0.1", broker.port, broker.credentials.hub, seat_iterations=300)).start()
     wait_for(lambda: h.hub.connected, what="the hub connected")
     try:
@@ -32,9 +34,9 @@ def hub(tmp_path, broker):  # noqa: F811
         store.close()
 
 
-def _table(tmp_path, broker, n: int, said: list[str] | None = None, **kw) -> TableLink:  # noqa: F811
+def _table(tmp_path, broker, n: int, said: list[str] | None = None, **kw) -> TableLink:
     session = Session(journal_path=tmp_path / f"table{n}" / "games.sqlite3")
-    address = VenueAddress("127.0.0.1", broker.port, EVENT, n, broker.credentials.tables[n])
+    address = VenueAddress("127.0.0.1", broker.port, broker.event, n, broker.credentials.tables[n])
     return TableLink(session, address, say=(said.append if said is not None else None), **kw).start()
 
 
@@ -56,7 +58,7 @@ def test_the_address_of_an_enrolment():
             VenueAddress.parse(bad, 3)
 
 
-def test_a_tables_journal_reaches_the_hub_once_and_is_acknowledged(tmp_path, broker, hub):  # noqa: F811
+def test_a_tables_journal_reaches_the_hub_once_and_is_acknowledged(tmp_path, broker, hub):
     link = _table(tmp_path, broker, 1)
     try:
         s = link.session
@@ -76,7 +78,8 @@ def test_a_tables_journal_reaches_the_hub_once_and_is_acknowledged(tmp_path, bro
     wait_for(lambda: hub.hub.store.tables()[1]["online"] is False, what="the table said it left")
 
 
-def test_a_table_plays_on_without_the_broker_and_catches_up(tmp_path, broker, hub):  # noqa: F811
+def test_a_table_plays_on_without_the_broker_and_catches_up(tmp_path, own_broker, hub):
+    broker = own_broker
     link = _table(tmp_path, broker, 2)
     try:
         s = link.session
@@ -95,7 +98,7 @@ def test_a_table_plays_on_without_the_broker_and_catches_up(tmp_path, broker, hu
         link.stop()
 
 
-def test_a_result_confirmed_at_the_table_is_validated_once(tmp_path, broker, hub):  # noqa: F811
+def test_a_result_confirmed_at_the_table_is_validated_once(tmp_path, broker, hub):
     for name in NAMES:
         hub.hub.store.register(name)
     hub.hub.store.pin("P07", 2)
@@ -128,7 +131,7 @@ def test_a_result_confirmed_at_the_table_is_validated_once(tmp_path, broker, hub
         # the same result entry sent again (an ack lost on the way) is not counted twice
         sent = hub.hub.store.entries(1, "result")[-1]
         before = hub.hub.duplicates
-        hub.call(hub.hub.handle, topics.table_topic(EVENT, 1, "entry"),
+        hub.call(hub.hub.handle, topics.table_topic(broker.event, 1, "entry"),
                  json.dumps({"table": 1, "seq": sent["seq"], "kind": "result", "body": sent["body"]}))
         assert hub.hub.duplicates == before + 1
         standings = {s.name: s for s in hub.hub.store.standings()}
@@ -145,7 +148,8 @@ def test_a_result_confirmed_at_the_table_is_validated_once(tmp_path, broker, hub
             link.stop()
 
 
-def test_the_round_clock_is_counted_down_and_said_at_the_table(tmp_path, broker, hub):  # noqa: F811
+def test_the_round_clock_is_counted_down_and_said_at_the_table(tmp_path, own_broker, hub):
+    broker = own_broker
     for name in NAMES:
         hub.hub.store.register(name)
     hub.call(hub.hub.seat_round)
@@ -175,8 +179,8 @@ def test_the_round_clock_is_counted_down_and_said_at_the_table(tmp_path, broker,
         link.stop()
 
 
-def test_a_league_night_of_another_game(tmp_path, broker):  # noqa: F811
-    store = EventStore(tmp_path / "league.sqlite3", EVENT, "ascension")
+def test_a_league_night_of_another_game(tmp_path, broker):
+    store = EventStore(tmp_path / "league.sqlite3", broker.event, "ascension")
     for name in ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy"]:
         store.register(name)
     hub = HubThread(Hub(store, "127.0.0.1", broker.port, broker.credentials.hub)).start()
@@ -205,7 +209,7 @@ def test_a_league_night_of_another_game(tmp_path, broker):  # noqa: F811
         store.close()
 
 
-def test_hostile_entries_do_not_stop_the_hub(tmp_path, broker, hub):  # noqa: F811
+def test_hostile_entries_do_not_stop_the_hub(tmp_path, broker, hub):
     import asyncio
 
     import aiomqtt
@@ -213,14 +217,14 @@ def test_hostile_entries_do_not_stop_the_hub(tmp_path, broker, hub):  # noqa: F8
     async def attack() -> None:
         async with aiomqtt.Client("127.0.0.1", broker.port, username=topics.table_user(5),
                                   password=broker.credentials.tables[5]) as c:
-            topic = topics.table_topic(EVENT, 5, "entry")
+            topic = topics.table_topic(broker.event, 5, "entry")
             for payload in (b"not json", b"[" * 100000 + b"]" * 100000, json.dumps("x"),
                             '{"table": 5, "seq": 1, "kind": "judge", "body": {"why": "\\ud800"}}',
                             json.dumps({"table": 5, "seq": "1", "kind": "result", "body": {}}),
                             json.dumps({"table": 5, "seq": 2, "kind": "result", "body": {"round": 1, "vp": [1e308]}}),
                             b"\xff\xfe"):
                 await c.publish(topic, payload, qos=1)
-            await c.publish(topics.table_topic(EVENT, 5, "state"), b"{" * 50000, qos=1, retain=True)
+            await c.publish(topics.table_topic(broker.event, 5, "state"), b"{" * 50000, qos=1, retain=True)
 
     asyncio.run(attack())
     link = _table(tmp_path, broker, 1)
@@ -230,5 +234,57 @@ def test_hostile_entries_do_not_stop_the_hub(tmp_path, broker, hub):  # noqa: F8
         calls = hub.hub.store.judge_calls()
         assert [c["table"] for c in calls] == [5]  # the lone surrogate was kept, not a crash
         assert hub.hub.store.acked(5) == 2 and hub.hub.store.results()[0]["status"] == "refused"
+    finally:
+        link.stop()
+
+
+def test_a_result_waits_for_the_players_word_at_the_end_and_a_contest_calls_the_organiser(
+        tmp_path, broker, hub):
+    """The game's end proposes its result (said once, with the game win) and keeps it pending for
+    the players' word; ``résultat non`` calls the organiser with the proposal, ``résultat`` asks
+    for it again and ``résultat ok`` sends it: one core for the console, the keys, the window and
+    the phones."""
+    for name in NAMES:
+        hub.hub.store.register(name)
+    round_no, _ = hub.call(hub.hub.seat_round)
+    seated = hub.hub.store.seating(round_no)
+    said: list[str] = []
+    link = _table(tmp_path, broker, 1, said, auto_start=True)
+    news: list = []
+    link.observers.subscribe("result", news.append)
+    try:
+        wait_for(lambda: link.session.seat_names == seated[0], what="the table started its seated game")
+        s = link.session
+        assert s.apply("oust 2").ok and link.pending_result() is None  # the game goes on: nothing to confirm
+        # asked before the end (time called, an agreement): it waits, until the game goes on
+        assert link.handle_words("résultat") and link.pending_result()["vp"][0] == 1.0 and news[-1] is not None
+        assert s.apply("pool 1 -1").ok
+        assert link.pending_result() is None and news[-1] is None
+        said.clear()
+        for line in ["oust 3", "oust 4", "oust 5"]:
+            assert s.apply(line).ok
+        pending = link.pending_result()
+        assert pending is not None and pending["vp"] == [5.0, 0.0, 0.0, 0.0, 0.0] and news[-1] == pending
+        winner = seated[0][0]
+        proposed = [x for x in said if x.startswith("Résultat proposé")]
+        assert proposed == [f"Résultat proposé : {winner} 5, {', '.join(f'{n} 0' for n in seated[0][1:])}. "
+                            f"Victoire : {winner}. Pour l'envoyer : « résultat ok » ; "
+                            "pour le contester : « résultat non »."]
+        view = link.result_view("fr")
+        assert view["rows"][0] == f"{winner} : 5 PV" and view["win"] == f"Victoire : {winner}."
+        # the players do not agree: the organiser is called with what the table proposed
+        assert link.handle_words("résultat non")
+        assert said[-1] == "Résultat contesté : l'organisateur est appelé à la table 1."
+        assert link.pending_result() is None and news[-1] is None
+        wait_for(lambda: len(hub.hub.store.judge_calls()) == 1, what="the contest reached the organiser")
+        call = hub.hub.store.judge_calls()[0]
+        assert call["why"].startswith(f"résultat contesté : {winner} 5") and call["result"]["vp"][0] == 5.0
+        assert hub.hub.store.results(round_no) == []
+        # talked over, asked again and confirmed: validated at the hub
+        assert link.handle_words("résultat")
+        assert link.pending_result() is not None and said[-1].startswith("Résultat proposé")
+        assert link.handle_words("résultat ok") and said[-1] == "Résultat envoyé à l'organisateur."
+        assert link.pending_result() is None and news[-1] is None
+        wait_for(lambda: [r["status"] for r in hub.hub.store.results(round_no)] == ["validated"], what="validated")
     finally:
         link.stop()

@@ -107,7 +107,22 @@ class GameRules(Rules):
         ctx.note("table.ascension.pool", value=s["shared"]["pool"])
         if s["shared"]["pool"] == 0 and not s["last_round"]:
             s["last_round"] = True
-            ctx.note("table.ascension.pool_empty")
+            last = self.last_of_round(s)
+            if last == s["active"]:
+                ctx.note("table.ascension.pool_empty_last")
+            else:
+                ctx.note("table.ascension.pool_empty", name=ctx.name(last))
+
+    def last_of_round(self, s: dict[str, Any]) -> int:
+        """Who plays the round's last turn: the player before the first one in turn order (the
+        rules: "le joueur situé à droite du premier joueur"); in solo, the player."""
+        players = [i for i, seat in enumerate(s["seats"]) if not seat["cult"] and not seat["out"]]
+        return max(players, key=lambda i: self.position(s, i))
+
+    def on_turn_start(self, ctx: Ctx, seat: int) -> None:
+        s = ctx.state
+        if s["last_round"] and not s["solo"] and seat == self.last_of_round(s):
+            ctx.note("table.ascension.last_turn")
 
     # -- cards: heroes and constructs played, the center row acquired, monsters defeated --
 
@@ -204,6 +219,10 @@ class GameRules(Rules):
         ctx.note("table.ascension.final" if final else "table.ascension.rescored",
                  scores=", ".join(f"{x['name']} {v}" for x, v in zip(s["seats"], totals, strict=True)),
                  winners=[ctx.name(w) for w in sorted(winners)])
+        best = max(totals)
+        if not s.get("teams") and sum(1 for v in totals if v == best) > 1:
+            # The rules' tie-break decided: said, so that a tie is not heard as a mistake.
+            ctx.note("table.ascension.tie_break", points=best, winners=[ctx.name(w) for w in sorted(winners)])
 
     # -- reading --------------------------------------------------------------------------
 

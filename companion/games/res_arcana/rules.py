@@ -376,7 +376,7 @@ class GameRules(Rules):
             marks.append(t("table.res.mark.components", lang, points=self.component_points(s, seat),
                            names=", ".join(c["name"] for c in s["seats"][seat]["comp"].values())))
         total = self.points(s, seat)
-        if total != s["seats"][seat]["counters"]["vp"]:  # the counter alone is not the player's total
+        if total != self.value(s, seat, "vp"):  # the counter alone is not the player's total
             marks.append(t("table.res.mark.total", lang, points=total))
         return marks
 

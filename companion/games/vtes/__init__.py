@@ -3,14 +3,18 @@
 ``rules.py`` the table (the ring, the edge, ousting, vampires' blood) and its command parsers;
 ``cards.py`` the card source adapter over krcg, with ``krcg4.py``/``krcg5.py`` for each krcg
 line, ``common.py`` what they share and ``update.py`` the official lists fetched by
-``cards update``. The hooks below are what the generic packages call (``companion.registry``);
-each imports krcg only when called.
+``cards update``; ``tournament.py`` its events at a venue (VEKN scoring, checks and seating); ``compare.py``
+``bench compare``, our card search against krcg's.
+The hooks below are what the generic packages call (``companion.registry``); each imports krcg
+only when called.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+from companion.games.vtes import tournament  # noqa: F401 - the venue's hook (pure; krcg when seating)
 
 
 class CardSource:
@@ -65,6 +69,13 @@ class CardSource:
 
 
 card_source = CardSource()
+
+
+def bench_compare() -> dict[str, Any]:
+    """``bench compare``: our search and load against krcg's own, on its cards (compare.py)."""
+    from companion.games.vtes.compare import bench_compare as compare
+
+    return compare()
 
 
 def check_deck(text: str, library: Any, rules: dict[str, Any]) -> Any:

@@ -44,7 +44,9 @@ def krcg_version() -> str:
 def krcg_major() -> int:
     head = krcg_version().split(".")[0]
     if not head.isdigit():
-        raise ImportError("krcg is not installed: pip install -e . installs it")
+        from companion.games.vtes.update import _say
+
+        raise ImportError(_say("cards.vtes.krcg_missing"))
     return int(head)
 
 

@@ -36,6 +36,20 @@ class UpdateError(SourceError):
     """The update did not happen; the lists in use are unchanged. The message says why."""
 
 
+def _say(key: str, **values: object) -> str:
+    """One of the game's own sentences (cardmap/vtes/game.yaml ``messages:``), in the user's
+    language. ``cards update`` runs without the card library: the game file is read for them."""
+    from companion.i18n import t
+    from companion.table.data import TableDataError, load_table
+
+    if t(key) == key:
+        try:
+            load_table("vtes")  # reading the game file adds its sentences to the table
+        except TableDataError:
+            pass  # the key itself then: still says which check refused
+    return t(key, **values)
+
+
 @dataclass
 class UpdateResult:
     folder: Path
@@ -78,7 +92,7 @@ def _fetch(url: str, dest: Path, timeout: float) -> None:
             while chunk := response.read(1 << 16):
                 size += len(chunk)
                 if size > MAX_BYTES:
-                    raise UpdateError(f"{url}: more than {MAX_BYTES // (1024 * 1024)} MB, not a card list")
+                    raise UpdateError(_say("cards.vtes.update.too_big", url=url, mb=MAX_BYTES // (1024 * 1024)))
                 out.write(chunk)
     except urllib.error.HTTPError as exc:
         raise UpdateError(f"{url}: HTTP {exc.code} {exc.reason}") from exc
@@ -93,9 +107,9 @@ def _check_archive(path: Path, code: str) -> None:
         with zipfile.ZipFile(path) as z:
             missing = wanted - set(z.namelist())
     except zipfile.BadZipFile as exc:
-        raise UpdateError(f"{path.name}: not a zip archive ({exc})") from exc
+        raise UpdateError(_say("cards.vtes.update.not_zip", file=path.name)) from exc
     if missing:
-        raise UpdateError(f"{path.name}: missing {', '.join(sorted(missing))}")
+        raise UpdateError(_say("cards.vtes.update.missing", file=path.name, names=", ".join(sorted(missing))))
 
 
 def check(folder: Path) -> tuple[list[Any], dict[str, int]]:
@@ -109,15 +123,15 @@ def check(folder: Path) -> tuple[list[Any], dict[str, int]]:
     try:
         new = list(vtes.cards_of(vtes.read_lists(folder)))
     except Exception as exc:
-        raise UpdateError(f"krcg cannot read the new lists: {type(exc).__name__}: {exc}") from exc
+        raise UpdateError(_say("cards.vtes.update.unreadable", why=f"{type(exc).__name__}: {exc}")) from exc
     finally:
         vtes.forget()  # the collection in memory is the new lists' now: read again on next use
     ids = {c.id for c in new}
     if WITNESS not in ids:
-        raise UpdateError(f"the new lists lack card {WITNESS} (Govern the Unaligned): not the VTES lists")
+        raise UpdateError(_say("cards.vtes.update.no_witness", card=WITNESS))
     kept = len(known & ids)
     if known and kept < KEEP_SHARE * len(known):
-        raise UpdateError(f"the new lists hold only {kept} of the {len(known)} cards known today: refused")
+        raise UpdateError(_say("cards.vtes.update.too_few", kept=kept, known=len(known)))
     translated = {code[:2]: sum(1 for c in new if code[:2] in (c.extra.get("i18n") or {})) for code in TRANSLATIONS}
     return new, translated
 

@@ -83,7 +83,7 @@ class Rules:
         self.start_turn(ctx, first)
 
     def on_first_player(self, ctx: Ctx, first: int) -> None:
-        """Set-up that depends on who plays first (Rise's coins)."""
+        """Set-up that depends on who plays first (coins given by turn order)."""
 
     # -- seats and order ------------------------------------------------------------------
 
@@ -266,11 +266,25 @@ class Rules:
     def verb_next(self, ctx: Ctx, intent: Intent) -> None:
         s = ctx.state
         self.before_leave_phase(ctx, self.phase_id(s))
-        if s["phase"] + 1 < len(self.data.phases):
-            s["phase"] += 1
+        nxt = s["phase"] + 1
+        while nxt < len(self.data.phases) and self.nothing_possible(s, self.data.phases[nxt]):
+            nxt += 1  # passed over without a word: nothing can happen in it (game.yaml skip)
+        if nxt < len(self.data.phases):
+            s["phase"] = nxt
             self.enter_phase(ctx)
         else:
             self.end_turn(ctx)
+
+    def nothing_possible(self, s: dict[str, Any], phase: Any) -> bool:
+        """Whether nothing can happen in ``phase`` for the seat whose turn it is, by the game's
+        data (``skip:``, e.g. ``{round: 1}``: no creature can attack in the first round)."""
+        when = dict(phase.skip or {})
+        if not when:
+            return False
+        rounds = when.pop("round", None)
+        if rounds is not None and s.get("round") not in (rounds if isinstance(rounds, list) else [rounds]):
+            return False
+        return not when or (s.get("active") is not None and self.action_ready(s, s["active"], when))
 
     def verb_end(self, ctx: Ctx, intent: Intent) -> None:
         if intent.seat is not None and intent.seat != ctx.state["active"]:

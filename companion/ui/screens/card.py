@@ -75,7 +75,7 @@ def scan_view(scan: Scan, game: GameInfo | None = None) -> CardView:
         where += " · " + t("ui.seat", seat=scan.seat)
     tag = t("card.tag", uid=scan.uid) if scan.uid else ""
     if scan.card is not None:
-        card = localized(scan.card, i18n.language())  # VTES: the official French text when there is one
+        card = localized(scan.card, i18n.language())  # the official translation when there is one
         rulings = ""
         if card.rulings:
             items = "\n".join(f"•  {escape_markup(for_display(r))}" for r in card.rulings)

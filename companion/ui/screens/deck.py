@@ -1,7 +1,7 @@
 """The Deck screen: lay a deck's cards one after another and see it checked against the game's
 deck rules, or against a deck list loaded from a file (what is missing, what is extra).
 
-Checking a VTES deck goes through krcg's parser, which takes a second the first time: it runs in
+Checking a deck may go through a card source's own parser, which takes a second the first time: it runs in
 a thread and the screen says "checking" meanwhile."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ DECK_FILES = ("*.txt", "*.dek", "*.lst", "*.yaml", "*.md")
 def counts_line(report: DeckReport, game_info: object, lang: str) -> str:
     """The deck's numbers in words: "Crypte : 12 · Bibliothèque : 40" or per card type."""
     counts = report.counts
-    if "crypt" in counts:  # a game whose decks have two parts (VTES: crypt and library)
+    if "crypt" in counts:  # a game whose decks have two parts (crypt and library)
         parts = [t("deck.crypt", n=counts.get("crypt", 0)), t("deck.library", n=counts.get("library", 0))]
         groups = counts.get("groups") or []
         if groups:

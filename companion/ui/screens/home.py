@@ -13,7 +13,7 @@ from kivy.uix.screenmanager import Screen
 
 from companion import registry
 from companion.i18n import language, t
-from companion.table.data import TableDataError, load_table
+from companion.table.data import TableDataError, header
 from companion.table.engine import Result
 from companion.table.journal import GameRow
 from companion.ui.screens import load_kv
@@ -25,15 +25,16 @@ RESUME_SHOWN = 8
 
 
 def game_name(game: str, lang: str | None = None) -> str:
+    # The header, not the whole game file: the menu names every game before the first frame.
     try:
-        return load_table(game).name(lang or language())
+        return header(game).name(lang or language())
     except TableDataError:
         return game
 
 
 def seat_bounds(game: str) -> tuple[int, int]:
     try:
-        data = load_table(game)
+        data = header(game)
     except TableDataError:
         return 2, 2
     return data.seats_min, data.seats_max

@@ -17,23 +17,16 @@ from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 from kivy.utils import escape_markup, get_hex_from_color
 
-from companion import i18n
+from companion import i18n, usersettings
 from companion.i18n import t
 from companion.ui.screens import load_kv
 from companion.ui.theme import PALETTES, TEXT_SCALE_MAX, TEXT_SCALE_MIN, theme
+from companion.usersettings import BACKENDS, VERBOSITIES
 
 log = logging.getLogger(__name__)
 
 TEXT_SCALES = ("1.0", "1.25", "1.5", "1.75", "2.0")
-BACKENDS = ("auto", "espeak", "say", "windows", "silent")  # companion.speech's, and auto
-VERBOSITIES = ("short", "normal", "full")
-DEFAULTS: dict[str, dict[str, str]] = {
-    "display": {"text_scale": "1.0", "palette": "contrast-dark", "language": i18n.language()},
-    "voice": {"backend": "auto", "voice": "", "rate": "165", "pitch": "50", "volume": "100",
-              "verbosity": "normal"},
-    "readers": {"paths": ""},
-    "phones": {"lan": "0"},
-}
+DEFAULTS: dict[str, dict[str, str]] = usersettings.defaults()  # the keys; set_defaults reads them afresh
 
 
 class SettingHeading(Label):
@@ -52,7 +45,7 @@ def _live_app() -> Any:
 
 def set_defaults(config: Any) -> None:
     """The settings a fresh companion.ini starts with (App.build_config)."""
-    for section, values in DEFAULTS.items():
+    for section, values in usersettings.defaults().items():  # the language of now, not of the import
         config.setdefaults(section, dict(values))
 
 

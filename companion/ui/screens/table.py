@@ -15,6 +15,8 @@ and card_overlay.py, the layout report in ``companion.ui.table_report``.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import time
 from typing import Any
 
@@ -26,12 +28,13 @@ from kivy.uix.widget import Widget
 from kivy.utils import escape_markup
 
 from companion.i18n import t
+from companion.play.seat_policy import VENUE_ACTIONS
 from companion.table.engine import Intent, Result, render
 from companion.table.model import duration_text
 from companion.table.present import ActionView, CounterView, SeatView, TableView, table_view
 from companion.ui.screens import load_kv
 from companion.ui.screens.card_overlay import CardOverlay
-from companion.ui.screens.table_popups import ActionAsk, CounterPad, SeatMenu, TableMenu
+from companion.ui.screens.table_popups import ActionAsk, CounterPad, ResultPanel, SeatMenu, TableMenu
 from companion.ui.table_layout import (
     Box,
     panel_fonts,
@@ -109,22 +112,81 @@ class TableScreen(Screen):
         self._ticker = None
         self.runtime: Any = None  # the app's runtime (set by a test that has no running app)
         self._joined = False  # the table has joined a venue: the judge button and the round clock
+        self.result_panel: Any = None  # the venue's result waiting for the players' word, shown
+        self._result_shown: str | None = None  # which result it was (Later: not shown again unasked)
+        self._news_off: list[Any] = []
+
+    def _runtime(self) -> Any:
+        if self.runtime is not None:
+            return self.runtime
+        from kivy.app import App
+
+        return getattr(App.get_running_app(), "runtime", None)
 
     def venue(self) -> Any:
         """The venue's link of this table (companion.venue.link.TableLink), or None."""
-        runtime = self.runtime
-        if runtime is None:
-            from kivy.app import App
-
-            runtime = getattr(App.get_running_app(), "runtime", None)
-        return getattr(runtime, "venue", None)
+        return getattr(self._runtime(), "venue", None)
 
     def call_judge(self) -> bool:
         """The judge button: the same call as the key A and the console's word "juge"."""
-        from kivy.app import App
-
-        runtime = self.runtime or getattr(App.get_running_app(), "runtime", None)
+        runtime = self._runtime()
         return bool(runtime is not None and runtime.call_judge())
+
+    # -- the venue's result ------------------------------------------------------------------
+
+    def _watch_venue(self) -> None:
+        """Follow the venue's news (a result pending or settled, a venue joined or left) on Kivy's
+        thread: the result is shown as it comes, over the table."""
+        news = getattr(self._runtime(), "venue_news", None)
+        if self._news_off or news is None:
+            return
+
+        def hop(*_args: Any) -> None:
+            Clock.schedule_once(lambda _dt: self.show_result(asked=True))
+
+        self._news_off = [news.subscribe("result", hop), news.subscribe("joined", hop)]
+
+    def show_result(self, asked: bool = False) -> Any:
+        """Show the venue's pending result (or close it once settled); ``asked``: it came now (the
+        game's end, the players asked), so shown again even if Later had closed it."""
+        link = self.venue()
+        view = link.result_view() if callable(getattr(link, "result_view", None)) else None
+        key = None if view is None else json.dumps(view["body"], sort_keys=True, default=str)
+        panel = self.result_panel
+        if view is None:
+            self._result_shown = None
+            if panel is not None:
+                panel.dismiss(animation=False)
+            return None
+        if panel is not None and key == self._result_shown:
+            return panel
+        if panel is not None:
+            panel.dismiss(animation=False)
+        elif not asked and key == self._result_shown:
+            return None  # left for later: the key V, a seat's menu or a phone bring it back
+        if self.manager is None or self.manager.current != self.name:
+            return None  # shown when the table is (on_enter)
+        panel = ResultPanel(self, view, self._runtime())
+        self.result_panel = panel
+        self._result_shown = key
+
+        def closed(*_args: Any) -> None:
+            if self.result_panel is panel:
+                self.result_panel = None
+
+        panel.bind(on_dismiss=closed)
+        panel.open(animation=False)
+        return panel
+
+    def close_overlay(self) -> bool:
+        """Escape: what is open over the table closes (the result as "Plus tard" does, a menu unused)."""
+        if self.result_panel is not None:
+            self.result_panel.not_now()
+            return True
+        if self.menu is not None:
+            self.menu.dismiss(animation=False)
+            return True
+        return False
 
     def bind_session(self, session: Any) -> None:
         self.session = session
@@ -244,7 +306,7 @@ class TableScreen(Screen):
                 self._boxes[(c.seat, c.cid)] = box
             seats.add_widget(panel)
             self._panels.append(panel)
-        for c in view.shared:  # the table's own numbers (Ascension's honor pool), in the strip
+        for c in view.shared:  # the table's own numbers (a shared pool), in the strip
             box = SeatCounter(seat=None, counter=c.cid, name=c.name, main=False, locked=True,
                               glyph=counter_glyph(view.game, c.cid))
             self.ids.actions.add_widget(box)
@@ -418,6 +480,7 @@ class TableScreen(Screen):
         if self._ticker is None:
             self._ticker = Clock.schedule_interval(lambda _dt: self._tick(), 1.0)
         self._tick()
+        self.show_result()
 
     def on_leave(self, *_args) -> None:
         self.commit_pending()
@@ -426,6 +489,7 @@ class TableScreen(Screen):
             self._ticker = None
 
     def _tick(self) -> None:
+        self._watch_venue()
         link = self.venue()
         if (link is not None) != self._joined:  # joined (or left) a venue: the judge button
             self._joined = link is not None
@@ -523,6 +587,9 @@ class TableScreen(Screen):
         view = self.view.seats[seat] if self.view else None
         if view is None:
             return None
+        runtime = self._runtime()
+        if callable(getattr(runtime, "venue_actions", None)):  # a venue's: the result's word, a judge
+            view = dataclasses.replace(view, actions=view.actions + tuple(runtime.venue_actions(seat)))
         menu = SeatMenu(screen=self, seat=view, angle=self.angle_of(seat))
         self.menu = menu
         menu.bind(on_dismiss=lambda *_: setattr(self, "menu", None))
@@ -538,6 +605,10 @@ class TableScreen(Screen):
 
     def run_action(self, action: ActionView, angle: int = 0, answers: dict[str, Any] | None = None) -> Any:
         """An action of a seat: ask its questions (turned to that seat), then send its lines."""
+        if action.id in VENUE_ACTIONS and not action.commands:
+            runtime = self._runtime()
+            seat = action.seat + 1 if action.seat is not None else None
+            return runtime.venue_action(seat, action.id, source="touch") if runtime is not None else None
         if action.ask:
             ask = ActionAsk(screen=self, action=action, angle=angle)
             self.menu = ask
@@ -606,6 +677,8 @@ class TableScreen(Screen):
         return b if b.action == action_id and b.opacity > 0 else None
 
     def focus_order(self) -> list[Widget]:
+        if self.result_panel is not None:  # over the table: Tab goes through its buttons
+            return self.result_panel.focus_order()
         out: list[Widget] = []
         for panel in self._panels:
             for box in panel.counters:

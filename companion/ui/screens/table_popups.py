@@ -351,3 +351,52 @@ class TableMenu(TurnedModal):
     def invite_phones(self) -> None:
         self.dismiss(animation=False)
         self.screen.invite_phones()
+
+
+class ResultPanel(TurnedModal):
+    """The venue's result waiting for the players' word (the game ended, or they asked): each
+    player's VP and the game win as the venue's core words them (``TableLink.result_view``), then
+    Confirm, Contest (the organiser is called to the table) and Later. The buttons send what a
+    phone's, a key's and the console's words send (``Runtime.venue_action``); Enter, X and Escape
+    do the same from the keys, and the proposal was already said when it came."""
+
+    def __init__(self, screen: Any, view: dict[str, Any], runtime: Any, **kwargs: Any) -> None:
+        super().__init__(angle=0, **kwargs)
+        self.screen, self.runtime, self.view = screen, runtime, view
+        self.content.add_widget(self.title_label(view["title"]))
+        size = min(theme.body, 26)
+        rows = GridLayout(cols=1 if len(view["rows"]) <= 3 else 2, spacing=2)
+        self.rows: list[Label] = []
+        for text in view["rows"]:
+            label = Label(text=text, font_name=theme.font_name, font_size=size, color=theme.text, halign="left",
+                          valign="middle", shorten=True)
+            label.bind(size=lambda lab, s: setattr(lab, "text_size", s))
+            rows.add_widget(label)
+            self.rows.append(label)
+        self.content.add_widget(rows)
+        self.win = Label(text=view["win"], font_name=theme.font_name, font_size=size, bold=True, color=theme.accent,
+                         size_hint_y=None, height=size * 1.8)
+        self.content.add_widget(self.win)
+        bar = GridLayout(cols=3, spacing=4, size_hint_y=None, height=sizes.touch * 1.2)
+        bar.bind(minimum_height=bar.setter("height"))  # words wrapped on two lines stay inside
+        self.confirm = self.button(t("venue.result.confirm"), mark("ok"), kind="primary",
+                                   on=lambda: self.act("confirm_result"))
+        self.contest = self.button(t("venue.result.contest"), mark("refused"), on=lambda: self.act("contest_result"))
+        self.later = self.button(t("venue.result.later"), on=self.not_now)
+        for b in (self.confirm, self.contest, self.later):
+            bar.add_widget(b)
+        self.content.add_widget(bar)
+
+    def focus_order(self) -> list[Any]:
+        return [self.confirm, self.contest, self.later]
+
+    def not_now(self) -> None:
+        """Later: closed; a result asked for during the game stops waiting (the core decides)."""
+        self.dismiss(animation=False)
+        if self.runtime is not None:
+            self.runtime.result_later()
+
+    def act(self, action_id: str) -> None:
+        self.dismiss(animation=False)
+        if self.runtime is not None:
+            self.runtime.venue_action(None, action_id, source="touch")

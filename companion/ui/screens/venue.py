@@ -16,12 +16,13 @@ from kivy.uix.screenmanager import Screen
 from companion.i18n import t
 from companion.ui.screens import load_kv
 from companion.ui.widgets import load_widgets_kv
-from companion.venue.join import Unreachable, join
+from companion.venue.join import Refused, Unreachable, join, leave
 
 
 class VenueScreen(Screen):
     status = StringProperty("")
     busy = BooleanProperty(False)  # the broker is being waited for
+    joined = BooleanProperty(False)  # the table is in a venue: it may leave it
 
     def __init__(self, **kwargs: Any) -> None:
         load_widgets_kv()
@@ -40,12 +41,13 @@ class VenueScreen(Screen):
     def on_enter(self, *_args: Any) -> None:
         runtime = self._runtime()
         link = getattr(runtime, "venue", None) if runtime is not None else None
+        self.joined = link is not None
         if link is not None and not self.busy:
             self.status = t("venue.join.joined", table=link.table, event=link.event)
 
     def focus_order(self) -> list[Any]:
         ids = self.ids
-        return [ids.url_input, ids.join_button, ids.table_button]
+        return [ids.url_input, ids.join_button, ids.leave_button, ids.table_button]
 
     def show_table(self) -> None:
         if self.manager is not None and self.manager.has_screen("table"):
@@ -73,13 +75,38 @@ class VenueScreen(Screen):
             text, joined = t("venue.bad_url", url=_hidden(url)), False
         except Unreachable as exc:
             text, joined = t("venue.join.unreachable", host=str(exc)), False
+        except Refused as exc:  # already in the players' language
+            text, joined = str(exc), False
         Clock.schedule_once(lambda _dt: self._done(text, joined))
 
     def _done(self, text: str, joined: bool) -> None:
         self.busy = False
         self._tell(text)
+        link = getattr(self._runtime(), "venue", None)
+        self.joined = link is not None
         if joined:
             self.ids.url_input.text = ""  # the table's password is not left on the screen
+
+    def leave(self) -> None:
+        """Leave the venue: the table plays on alone, its journal and outbox kept on the disk (what
+        the hub had not acknowledged goes at the next join). In a thread: the link gives the
+        broker a second to take what is queued."""
+        runtime = self._runtime()
+        link = getattr(runtime, "venue", None) if runtime is not None else None
+        if self.busy or link is None:
+            self._tell(t("venue.leave.not_joined"))
+            return
+        self.busy = True
+        self._tell(t("venue.leave.leaving"))
+        text = t("venue.leave.done", table=link.table, event=link.event)
+
+        def run() -> None:
+            try:
+                leave(runtime)
+            finally:
+                Clock.schedule_once(lambda _dt: self._done(text, False))
+
+        threading.Thread(target=run, name="venue-leave", daemon=True).start()
 
     def _tell(self, text: str) -> None:
         self.status = text

@@ -11,7 +11,7 @@
                   speak: localStorage.getItem("speak") === "1", ws: null, retry: 500, revision: -1 };
 
   // Symbols Atkinson Hyperlegible has no glyph for, drawn as the window draws them
-  // (companion/ui/glyphs.yaml): VTES prints a circled D before a directed action.
+  // (companion/ui/glyphs.yaml): a circled D is printed before a directed action.
   const GLYPHS = { "\u24B9": "(D)" };
   function shown(text) {
     return String(text || "").replace(/[\u24B9]/g, (ch) => GLYPHS[ch] || ch);
@@ -43,7 +43,7 @@
   }
 
   function label(names, id) { return names && names[id] ? (names[id][state.lang] || names[id].fr || id) : id; }
-  // A counter not set yet (Rise's summoners' life before they come) is a dash, never "null".
+  // A counter not set yet (a life not given before its card comes) is a dash, never "null".
   function number(value) { return value === null || value === undefined ? "—" : String(value); }
   function words(pair) { return pair ? (pair[state.lang] || pair.fr || "") : ""; }
 

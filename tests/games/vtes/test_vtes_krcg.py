@@ -140,8 +140,8 @@ def test_the_card_index_holds_json_and_a_planted_pickle_runs_nothing(tmp_path: P
     catalog, rebuilt = index.load()
     assert rebuilt and len(catalog.cards["vtes"]) > 4000
     with sqlite3.connect(index.index_path()) as db:
-        for (blob,) in db.execute("SELECT data FROM cards"):
-            json.loads(blob)  # JSON text, nothing else
+        for rows, bodies in db.execute("SELECT data, bodies FROM cards"):
+            json.loads(rows), json.loads(bodies)  # JSON text, nothing else
         marker = tmp_path / "code-ran"
         db.execute("UPDATE cards SET data = ? WHERE game = 'vtes'", (_planted_pickle(marker),))
     again, rebuilt = index.load()

@@ -126,7 +126,7 @@ def test_an_update_is_refused_whole_and_changes_nothing(home: Path, server: str,
     # A truncated crypt list (a download cut short): krcg's rulings name vampires it lacks.
     crypt = (site / "vtescrypt.csv").read_text(encoding="utf-8-sig").splitlines(keepends=True)
     (site / "vtescrypt.csv").write_text("".join(crypt[:40]), encoding="utf-8")
-    with pytest.raises(vtes_update.UpdateError, match="krcg cannot read the new lists|cards known today"):
+    with pytest.raises(vtes_update.UpdateError, match="krcg ne sait pas lire|cartes connues aujourd"):
         vtes_update.update(server)
     # A file missing on the server, then a translation that is not a zip.
     (site / "vtescrypt.csv").write_text("".join(crypt), encoding="utf-8")
@@ -134,14 +134,19 @@ def test_an_update_is_refused_whole_and_changes_nothing(home: Path, server: str,
     with pytest.raises(vtes_update.UpdateError, match="HTTP 404"):
         vtes_update.update(server)
     (site / "vtescsv_utf8.es-ES.zip").write_text("<html>maintenance</html>", encoding="utf-8")
-    with pytest.raises(vtes_update.UpdateError, match="not a zip"):
+    with pytest.raises(vtes_update.UpdateError, match="ce n'est pas une archive zip"):
         vtes_update.update(server)
     assert vtes_update.current() == before
     assert [p.name for p in vtes_update.root().iterdir() if p.name.startswith("new-")] == []
     # The CLI says so in one line and exits 1.
     refused = _cli(home, "--lang", "en", "cards", "update", "--mirror", server)
     assert refused.returncode == 1 and "Update refused, the lists in use are unchanged" in refused.stderr
+    assert "not a zip archive" in refused.stderr, refused.stderr
     assert "Traceback" not in refused.stderr
+    # In French, the reason too.
+    refused = _cli(home, "--lang", "fr", "cards", "update", "--mirror", server)
+    assert refused.returncode == 1 and "Mise à jour refusée" in refused.stderr
+    assert "ce n'est pas une archive zip" in refused.stderr and "not a zip" not in refused.stderr, refused.stderr
     # Back to krcg's bundled lists on request.
     assert vtes_update.revert() and vtes_update.current() is None
     assert all(c.id != "109999" for c in vtes.iter_cards())
@@ -164,3 +169,20 @@ def test_stored_lists_krcg_cannot_read_fall_back_to_the_bundled_ones(home: Path,
     assert len(library.load("vtes")) > 4000 and library.get("vtes:109999") is None
     (problem,) = library.load_problems("en")
     assert "loaded only in part" in problem and "cards update" in problem, problem
+
+
+def test_krcg_missing_is_said_in_the_users_language(monkeypatch) -> None:
+    # krcg is installed here: its version lookup is what a machine without it answers.
+    from companion.i18n import language, set_language
+
+    monkeypatch.setattr(vtes, "krcg_version", lambda: "missing")
+    before = language()
+    try:
+        set_language("fr")
+        with pytest.raises(ImportError, match="krcg n'est pas installé : « pip install -e . » l'installe"):
+            vtes.krcg_major()
+        set_language("en")
+        with pytest.raises(ImportError, match="krcg is not installed"):
+            vtes.krcg_major()
+    finally:
+        set_language(before)
