@@ -38,6 +38,11 @@ TESTS = [
 ]
 
 nox.options.download_python = "never"
+# uv builds a venv from its cache in seconds, where pip downloads everything again (no pip cache here).
+nox.options.default_venv_backend = "uv|virtualenv"
+# Compiled at install as pip does: otherwise every child process the tests start compiles krcg,
+# aiohttp... again (where PYTHONDONTWRITEBYTECODE is set, nothing would ever be kept).
+os.environ.setdefault("UV_COMPILE_BYTECODE", "1")
 nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = False
 nox.options.sessions = ["matrix"]
@@ -81,7 +86,7 @@ os.environ["PATH"] = os.pathsep.join([*(str(Path(exe).parent) for exe in FOUND.v
                                       os.environ.get("PATH", "")])
 
 
-@nox.session(python=PYTHONS or False)
+@nox.session(python=PYTHONS or False, allow_parallel=True)
 def matrix(session: nox.Session) -> None:
     """The representative part of the suite under one other Python."""
     if not PYTHONS:
@@ -89,10 +94,13 @@ def matrix(session: nox.Session) -> None:
     stamp = Path(session.virtualenv.location) / ".installed"
     key = hashlib.sha256(Path("pyproject.toml").read_bytes()).hexdigest()
     if not stamp.exists() or stamp.read_text() != key:
-        session.install("-q", "--upgrade", "pip")
+        if session.venv_backend != "uv":  # uv's venvs have no pip, and need none
+            session.install("-q", "--upgrade", "pip")
         session.install("-q", "-e", ".[dev]")
         stamp.write_text(key)
     session.run("python", "-c", "import sys, krcg, importlib.metadata as m; "
                 "print(f'Python {sys.version.split()[0]}, krcg', m.version('krcg'))")
+    # One process per Python, no xdist workers: the Pythons run side by side (nox -j) and beside
+    # the main suite, which already keep the cores busy.
     session.run("python", "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-m", "not ui",
-                "-n", "auto", "--dist", "loadfile", *TESTS, *session.posargs)
+                *TESTS, *session.posargs)

@@ -42,6 +42,11 @@ os.environ.setdefault("KIVY_HOME", os.path.join(_home, "kivy"))
 os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
 # Tests make no sound unless one asks for a voice (COMPANION_SPEECH=espeak through monkeypatch).
 os.environ.setdefault("COMPANION_SPEECH", "silent")
+# The tests start a few hundred `python -m companion` children: with PYTHONDONTWRITEBYTECODE (set
+# on some machines) each compiled the whole program again (0.1-0.2 s of CPU per child). Its
+# compiled files are kept in __pycache__ as an installed program keeps them; the first child writes them.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 # The session's card index, shared by the tests' child processes (set before xdist's workers start:
 # they inherit it). Built in the background while tests are collected; see card_index below.
 os.environ.setdefault("COMPANION_CACHE", os.path.join(os.environ["COMPANION_HOME"], "shared-cache"))

@@ -42,7 +42,7 @@ def journal_bench(appends: int = 300, replay_sizes: tuple[int, ...] = (5000, 200
         for i in range(appends):
             t0 = time.perf_counter()
             journal.append(gid, "counter", {"counter": main, "amount": -1, "i": i,
-                                            "effects": [{"p": ["seats", 1, "c", main], "o": 30, "n": 29}]},
+                                            "effects": [{"p": ["seats", 1, "counters", main], "o": 30, "n": 29}]},
                            seat=1, source="key")
             raw.append((time.perf_counter() - t0) * 1000)
 

@@ -78,7 +78,7 @@ def snapshot(game: Any) -> dict[str, Any]:
     state = game.state if game is not None else None
     if not state:
         return {}
-    counters = {(i, cid): v for i, seat in enumerate(state.get("seats", [])) for cid, v in seat["c"].items()}
+    counters = {(i, cid): v for i, seat in enumerate(state.get("seats", [])) for cid, v in seat["counters"].items()}
     counters.update({(None, cid): v for cid, v in (state.get("shared") or {}).items()})
     marks = [(key, tuple(sorted(values.items()))) for key, values in game.rules.held_marks(state)]
     out = tuple(i for i, seat in enumerate(state.get("seats", [])) if seat.get("out"))
@@ -331,7 +331,7 @@ class Announcer:
         now: dict[str, int] = {}
         for cid in shown:
             counter = game.data.counters.get(cid)
-            value = s["seats"][seat]["c"].get(cid) if seat is not None else None
+            value = s["seats"][seat]["counters"].get(cid) if seat is not None else None
             if counter is None or counter.hidden or value is None:
                 continue
             now[cid] = int(value)
@@ -478,7 +478,7 @@ class Announcer:
         for cid, counter in game.data.counters.items():
             if counter.hidden:
                 continue
-            value = me["c"].get(cid)
+            value = me["counters"].get(cid)
             if short and not value:
                 continue
             if value is None:
@@ -551,7 +551,7 @@ class Announcer:
     def cursor_text(self, game: Any, seat: int | None, cid: str) -> str:
         lang = self.lang
         counter = game.data.counter(cid)
-        value = game.state["shared"][cid] if seat is None else game.state["seats"][seat]["c"][cid]
+        value = game.state["shared"][cid] if seat is None else game.state["seats"][seat]["counters"][cid]
         who = game.state["seats"][seat]["name"] if seat is not None else t("table.shared", lang)
         spoken = "?" if value is None else number_words(int(value), lang, _feminine(game.data.id, cid, lang))
         return phrase("cursor", lang, seat=who, counter=counter.name(lang), value=spoken)

@@ -381,7 +381,7 @@ class Game:
         moved: dict[tuple[int | None, str], list[Any]] = {}
         for e in effects:
             p = e["p"]
-            if len(p) == 4 and p[0] == "seats" and p[2] == "c":
+            if len(p) == 4 and p[0] == "seats" and p[2] == "counters":
                 key: tuple[int | None, str] = (p[1], p[3])
             elif len(p) == 2 and p[0] == "shared":
                 key = (None, p[1])

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.table import statediff as fx
 from companion.textsafe import printable
 
 log = logging.getLogger(__name__)
@@ -630,7 +631,11 @@ def _payload(text: Any) -> dict[str, Any]:
         value = json.loads(text)
     except (TypeError, ValueError, RecursionError) as exc:
         return {"damaged": f"{type(exc).__name__}: {exc}"[:200]}
-    return value if isinstance(value, dict) else {"damaged": "not a JSON object"}
+    if not isinstance(value, dict):
+        return {"damaged": "not a JSON object"}
+    if "effects" in value:
+        fx.upgrade(value["effects"])
+    return value
 
 
 def _players(text: Any) -> list[str]:

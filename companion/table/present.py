@@ -126,7 +126,7 @@ def _counter(rules: Any, s: dict[str, Any], seat: int, cid: str, lang: str, main
     note = rules.counter_note(s, seat, cid, lang)
     words = t(note[0], lang, **note[1]) if note else ""
     me = s["seats"][seat]
-    return CounterView(seat, cid, rules.data.counters[cid].name(lang), me["c"][cid], words, me["out"], main)
+    return CounterView(seat, cid, rules.data.counters[cid].name(lang), me["counters"][cid], words, me["out"], main)
 
 
 def seat_counters(rules: Any) -> list[str]:

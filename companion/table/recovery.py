@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.table import statediff as fx
 from companion.table.sqlitefile import File
 
 log = logging.getLogger(__name__)
@@ -103,9 +104,12 @@ def read_rows(path: Path) -> Rows:
 
 def _json(text: Any) -> Any:
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except (TypeError, ValueError, RecursionError):
         return None
+    if isinstance(value, dict) and "effects" in value:
+        fx.upgrade(value["effects"])  # an older journal's names, as the replay reads them
+    return value
 
 
 def _counters_in(events: list[tuple]) -> tuple[set[str], set[str], int]:
@@ -120,7 +124,7 @@ def _counters_in(events: list[tuple]) -> tuple[set[str], set[str], int]:
                 continue
             if p[0] == "seats" and isinstance(p[1], int):
                 seats = max(seats, p[1] + 1)
-                if len(p) >= 4 and p[2] == "c" and isinstance(p[3], str):
+                if len(p) >= 4 and p[2] == "counters" and isinstance(p[3], str):
                     counters.add(p[3])
             elif p[0] == "shared" and isinstance(p[1], str):
                 shared.add(p[1])
@@ -168,7 +172,6 @@ def _set_path(state: dict, path: list, value: Any) -> None:
 def _start_for(gid: int, game: str, players: list[str], events: list[tuple]) -> dict[str, Any] | None:
     """The set-up of a game whose ``start`` is lost: the game's opening state, with every value
     the surviving events say it had before they changed it."""
-    from companion.table import statediff as fx
     from companion.table.data import load_table
 
     try:
@@ -182,7 +185,7 @@ def _start_for(gid: int, game: str, players: list[str], events: list[tuple]) -> 
     now = events[0][4]
     state: dict[str, Any] = {
         "game": data.id, "seed": 0, "rng": 0, "options": {},
-        "seats": [{"name": n, "c": {cid: c.start for cid, c in data.counters.items()}, "out": False, "turns": 0}
+        "seats": [{"name": n, "counters": {cid: c.start for cid, c in data.counters.items()}, "out": False, "turns": 0}
                   for n in players],
         "shared": {cid: c.start for cid, c in data.shared.items()},
         "first": None, "active": None, "turn": 0, "round": 0, "phase": None,

@@ -45,6 +45,39 @@ def diff(old: Any, new: Any, path: tuple = ()) -> list[Effect]:
     return [{"p": list(path), "o": old, "n": new}]
 
 
+# Journals written before a seat's counters were named "counters" call them "c": read them under
+# today's name, so an old game replays, undoes and exports as if written today.
+OLD_SEAT_KEYS = {"c": "counters"}
+
+
+def _upgrade_seat(seat: Any) -> None:
+    if isinstance(seat, dict):
+        for old, new in OLD_SEAT_KEYS.items():
+            if old in seat and new not in seat:
+                seat[new] = seat.pop(old)
+
+
+def upgrade(effects: Any) -> Any:
+    """Effects read from an older journal, in place, under today's names (see OLD_SEAT_KEYS).
+    Anything that is not a well-formed effect is left for the checks that follow to refuse."""
+    if not isinstance(effects, list):
+        return effects
+    for e in effects:
+        p = e.get("p") if isinstance(e, dict) else None
+        if not isinstance(p, list) or not p or p[0] != "seats":
+            continue
+        if len(p) >= 3 and isinstance(p[2], str) and p[2] in OLD_SEAT_KEYS:
+            e["p"] = [*p[:2], OLD_SEAT_KEYS[p[2]], *p[3:]]
+        for side in ("o", "n"):
+            value = e.get(side)
+            if len(p) == 1 and isinstance(value, list):
+                for seat in value:
+                    _upgrade_seat(seat)
+            elif len(p) == 2:
+                _upgrade_seat(value)
+    return effects
+
+
 def _set(state: Any, path: list, present: bool, value: Any) -> None:
     node = state
     for key in path[:-1]:

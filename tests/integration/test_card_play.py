@@ -196,17 +196,17 @@ def test_a_whole_ascension_turn(journal: Journal, library: CardLibrary) -> None:
     assert "puissance" in refused(g, p, "vaincre cultist")
     # Energize: Leotan's Familiar gives 2 honor once this turn's energy reaches 1.
     ok(g, p, "play leotans familiar")
-    assert g.state["seats"][me]["c"]["honor"] == 1
+    assert g.state["seats"][me]["counters"]["honor"] == 1
     ok(g, p, "play eclat d'energie")
     said = undo_restores(g, p, "play leotan's familiar")
-    assert g.state["seats"][me]["c"]["honor"] == 3 and any("Énergisé" in x for x in said)
+    assert g.state["seats"][me]["counters"]["honor"] == 3 and any("Énergisé" in x for x in said)
     # Per energy: Leotan, Herald of the Stars gives 4 + 1 per energy of this turn.
     ok(g, p, "play leotan le heraut des etoiles")
-    assert g.state["seats"][me]["c"]["honor"] == 3 + 4 + 1
+    assert g.state["seats"][me]["counters"]["honor"] == 3 + 4 + 1
     # Another card pays for this one: "free" after the name (Monastic Tutor, Righteous Templar).
-    runes = g.state["seats"][me]["c"]["runes"]
+    runes = g.state["seats"][me]["counters"]["runes"]
     said = undo_restores(g, p, "acquire soldat lourd gratuit")
-    assert g.state["seats"][me]["c"]["runes"] == runes and "Soldat Lourd : gratuit" in " ".join(said)
+    assert g.state["seats"][me]["counters"]["runes"] == runes and "Soldat Lourd : gratuit" in " ".join(said)
     assert "honneur" in undo_restores(g, p, "defeat lagoon troll free")[0]
     # A card with a condition says what is left to do by hand.
     said = ok(g, p, "play beacon shaman")
@@ -253,7 +253,7 @@ def test_res_arcana_place_and_acquire(journal: Journal, library: CardLibrary) ->
     said = undo_restores(g, p, "play arbre de vie mort mort")
     assert said[0].endswith("joue Arbre de Vie : -1 Vie (0), -2 Mort (1).")
     assert "déjà en jeu" in refused(g, p, "play tree of life mort mort")
-    c = g.state["seats"][me]["c"]
+    c = g.state["seats"][me]["counters"]
     assert "il faut 1 Vie" in refused(g, p, "play anneau de midas")  # Vie 0 left
     assert c["or"] == 7
     # Obelisk: 4 gold, then 6 essences of your choice but gold.
@@ -261,7 +261,7 @@ def test_res_arcana_place_and_acquire(journal: Journal, library: CardLibrary) ->
     assert "Or n'est pas permis" in refused(g, p, "acquire obelisque or mort mort mort vie vie")
     assert "choix en trop" in refused(g, p, "acquire obelisque 3 mort 3 vie serenite")
     undo_restores(g, p, "acquire obelisque 3 mort 3 vie")
-    assert (c := g.state["seats"][me]["c"])["or"] == 3 and c["mort"] == 4 and c["vie"] == 3
+    assert (c := g.state["seats"][me]["counters"])["or"] == 3 and c["mort"] == 4 and c["vie"] == 3
     assert g.rules.points(g.state, me) == 1 + (1 if g.state["tile"] == me else 0)
     ok(g, p, "end")
     assert "déjà à" in refused(g, p, "acquire obelisk")
@@ -276,7 +276,7 @@ def test_res_arcana_place_and_acquire(journal: Journal, library: CardLibrary) ->
     now = g.state["active"]
     ok(g, p, f"essence {now + 1} mort =9")
     undo_restores(g, p, "acquire catacombes de la mort")
-    assert g.state["seats"][now]["c"]["mort"] == 0
+    assert g.state["seats"][now]["counters"]["mort"] == 0
     ok(g, p, "end")
     ok(g, p, f"essence {g.state['active'] + 1} vigueur =8")
     ok(g, p, f"essence {g.state['active'] + 1} mort =4")
@@ -326,16 +326,16 @@ def test_rise_and_astral_user_cards(journal: Journal, library: CardLibrary) -> N
     assert "il faut 3 pièces" in refused(g, p, "play garde du pont")
     ok(g, p, f"coins {me + 1} +2")
     undo_restores(g, p, "play garde du pont")
-    assert g.state["seats"][me]["c"]["coins"] == 1
+    assert g.state["seats"][me]["counters"]["coins"] == 1
 
     g, p = start(journal, library, "astral", ["Ann", "Bob"])
     me = g.state["active"]
     ok(g, p, f"max {me + 1} =3")
     ok(g, p, f"energy {me + 1} =3")
     undo_restores(g, p, "play eclaireur")  # a minion: one of the turn's main actions
-    assert g.state["seats"][me]["c"]["energy"] == 1 and g.state["seats"][me]["actions"]["sbire"] == 1
+    assert g.state["seats"][me]["counters"]["energy"] == 1 and g.state["seats"][me]["actions"]["sbire"] == 1
     undo_restores(g, p, "play onde")
-    assert g.state["seats"][me]["c"]["stars"] == 1
+    assert g.state["seats"][me]["counters"]["stars"] == 1
     assert "actions" in refused(g, p, "play eclaireur")  # the third main action is refused
 
 
@@ -356,7 +356,7 @@ def test_propose_for_a_laid_card(journal: Journal, library: CardLibrary) -> None
     assert not g.apply(intent).ok  # no runes yet: refused, nothing changed
     for _ in range(3):
         ok(g, p, "play apprenti")
-    assert g.check(propose(g, mystic)).ok and g.state["seats"][g.state["active"]]["c"]["runes"] == 3
+    assert g.check(propose(g, mystic)).ok and g.state["seats"][g.state["active"]]["counters"]["runes"] == 3
     assert g.apply(propose(g, mystic)).ok
     # A card the seat took is one it plays next.
     again = propose(g, mystic)
@@ -381,7 +381,7 @@ def test_propose_for_a_laid_card(journal: Journal, library: CardLibrary) -> None
     assert "choisissez 2 essences" in g2.apply(tree).reason_text("fr")
     assert g2.apply(words.parse(f"essence {me + 1} mort +1")).ok
     assert g2.apply(with_choice(tree, ["mort", "mort"])).ok
-    assert g2.state["seats"][me]["c"]["mort"] == 0 and g2.state["seats"][me]["c"]["vie"] == 0
+    assert g2.state["seats"][me]["counters"]["mort"] == 0 and g2.state["seats"][me]["counters"]["vie"] == 0
 
 
 def test_the_card_last_laid_is_the_default(journal: Journal, library: CardLibrary) -> None:
@@ -496,10 +496,10 @@ def test_card_actions_then_undo_restore_the_exact_state(game_id: str, library: C
                     assert g.state == after, line
                 if game_id == "ascension":
                     s = g.state
-                    honors = sum(x["c"]["honor"] for x in s["seats"])
+                    honors = sum(x["counters"]["honor"] for x in s["seats"])
                     assert s["shared"]["pool"] + honors == s["honor_start"] + s["shared"]["extra"]
                 for seat in g.state["seats"]:
-                    assert all(v is None or v >= 0 for v in seat["c"].values())
+                    assert all(v is None or v >= 0 for v in seat["counters"].values())
             assert Game.open(j, g.id).state == g.state
         finally:
             j.close()
@@ -522,7 +522,7 @@ def test_a_whole_ascension_turn_by_laying_cards(journal: Journal, library: CardL
     assert asked[3] == "Ann, Mystique : acquérir pour 3 runes ?"
     assert asked[6] == "Ann, Fanatique : vaincre pour 2 puissance (+1 honneur) ?"
     assert asked[7] == "Ann, Mystique : jouer (+2 runes) ?"  # acquired this turn, so now played
-    c = g.state["seats"][me]["c"]
+    c = g.state["seats"][me]["counters"]
     assert (c["runes"], c["power"], c["honor"]) == (2, 0, 1)
     before = copy.deepcopy(g.state)
     propose(g, library.get("ascension:herald-of-doom"))  # laid to read it: no confirmation, no change

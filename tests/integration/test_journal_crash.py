@@ -101,5 +101,5 @@ def test_nothing_acknowledged_is_lost_on_sigkill(tmp_path: Path) -> None:
         for row in journal.games():
             game = Game.open(journal, row.id)
             s = game.state
-            honors = sum(x["c"]["honor"] for x in s["seats"])
+            honors = sum(x["counters"]["honor"] for x in s["seats"])
             assert s["shared"]["pool"] + honors == s["honor_start"] + s["shared"]["extra"]

@@ -31,7 +31,7 @@ def play(game: Game, *lines: str):
 
 
 def pools(game: Game) -> list[int]:
-    return [s["c"]["pool"] for s in game.state["seats"]]
+    return [s["counters"]["pool"] for s in game.state["seats"]]
 
 
 def table(*args: str, stdin: str = "", home: Path | None = None) -> subprocess.CompletedProcess:

@@ -42,7 +42,7 @@ def play(game: Game, lines: list[str], tag: str) -> None:
 
 
 def pools(game: Game) -> list[int]:
-    return [s["c"]["pool"] for s in game.state["seats"]]
+    return [s["counters"]["pool"] for s in game.state["seats"]]
 
 
 def season(folder: Path) -> dict[str, object]:

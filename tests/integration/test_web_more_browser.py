@@ -39,7 +39,7 @@ def test_a_card_paid_in_essences_of_your_choice_is_chosen_and_applied_on_the_pho
         assert runtime.session.apply("next").ok  # from collection to the actions phase
         me = game.state["active"] + 1  # the seat whose turn it is plays the card
         assert runtime.session.apply(f"essence {me} mort +2").ok
-        dead = game.state["seats"][me - 1]["c"]["mort"]
+        dead = game.state["seats"][me - 1]["counters"]["mort"]
         seat = server.invitations()["seats"][me - 1]
         context = browser.new_context(viewport={"width": 390, "height": 844}, locale="fr")
         page = context.new_page()
@@ -61,7 +61,7 @@ def test_a_card_paid_in_essences_of_your_choice_is_chosen_and_applied_on_the_pho
         page.locator("#proposal-ok").click()
         expect(page.locator("#proposal")).to_be_hidden()
         expect(page.locator("#refusal")).to_be_empty()
-        assert runtime.session.game.state["seats"][me - 1]["c"]["mort"] == dead - 2  # paid what was chosen
+        assert runtime.session.game.state["seats"][me - 1]["counters"]["mort"] == dead - 2  # paid what was chosen
     finally:
         if context is not None:
             context.close()

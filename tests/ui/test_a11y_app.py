@@ -116,13 +116,13 @@ def test_a_whole_vtes_turn_with_keys_only(app):
     assert app.press("numpad7") == ["Combien ? Un chiffre."]
     # the bleed says the change: then only where Ann's pool stands
     assert app.press("numpad2") == ["Cy saigne Ann de deux.", "Cy prend l'Avantage.", "Ann, vingt-huit."]
-    assert app.state["seats"][0]["c"]["pool"] == 28 and app.state["edge"] == 2
+    assert app.state["seats"][0]["counters"]["pool"] == 28 and app.state["edge"] == 2
     frames(2)
     assert app.table.counter_box(0, "pool").value == 28  # the screen shows what was said
     # undo and redo, said with what they moved
     # (what it undid, named: the bleed, then the numbers it moves back)
     assert app.press("numpad7") == ["Annulé. Cy saigne Ann de deux. Ann, réserve, plus deux, total trente."]
-    assert app.session.game.state["seats"][0]["c"]["pool"] == 30
+    assert app.session.game.state["seats"][0]["counters"]["pool"] == 30
     assert app.press("ctrl+y") == [
         "Rétabli. Cy saigne Ann de deux. Ann, réserve, moins deux, reste vingt-huit. Cy prend l'Avantage."]
     # influence: Cy's transfers; the cursor walks Cy's counters and spends them
@@ -183,12 +183,12 @@ def test_a_whole_res_arcana_round_with_keys_only(app):
     assert app.press("numpaddivide", "numpad1")[-1].startswith("Ann : Mort deux")
     said = app.press("numpadenter", "numpadsubstract", "numpad1", "numpadenter")
     assert said[-1] == "Ann, zéro."
-    assert app.state["seats"][0]["c"]["or"] == 0
+    assert app.state["seats"][0]["counters"]["or"] == 0
     assert app.press("numpadmul") == ["À Bob d'agir."]
     # spending gold Bob does not have is refused, said, and changes nothing
     said = app.press("numpaddivide", "numpad2", "enter", "-", "9", "enter")
     assert said[-1].startswith("Refusé :")
-    assert app.state["seats"][1]["c"]["or"] == 3
+    assert app.state["seats"][1]["counters"]["or"] == 3
     # passes: Bob first (he takes the first-player tile), then Ann from the keypad
     said = app.press("p")
     assert said[0] == "Bob passe en premier et prend la tuile premier joueur." and "Bob passe." not in said
@@ -346,19 +346,19 @@ def test_scan_to_play_by_keys_enter_applies_escape_leaves(app):
     assert said[0].startswith("Apprenti. Carte de départ.")
     assert said[1].endswith(", Apprenti : jouer (plus une rune) ?") and "+" not in said[1]
     assert any("Entrée pour appliquer" in s for s in said)
-    assert app.state["seats"][me]["c"]["runes"] == 0  # nothing before the confirmation
+    assert app.state["seats"][me]["counters"]["runes"] == 0  # nothing before the confirmation
     said = app.press("enter")
-    assert app.state["seats"][me]["c"]["runes"] == 1
+    assert app.state["seats"][me]["counters"]["runes"] == 1
     assert any("Apprenti" in s for s in said)
     said = lay("ascension:monk-of-the-lidless-eye", "04B2")
     assert any("ne peut pas payer" in s for s in said)
     app.press("enter")
-    assert app.state["seats"][me]["c"]["runes"] == 1  # refused: nothing moved
+    assert app.state["seats"][me]["counters"]["runes"] == 1  # refused: nothing moved
     said = app.press("escape")
     assert said == ["Carte laissée, rien n'a changé."]
     assert app.session.proposal is None and app.root.current == "table"
     said = app.press("enter")  # with nothing proposed, Enter is the counter's value entry again
-    assert app.session.proposal is None and app.state["seats"][me]["c"]["runes"] == 1
+    assert app.session.proposal is None and app.state["seats"][me]["counters"]["runes"] == 1
 
 
 def test_only_home_is_made_first_and_every_screen_is_reached_by_keys_and_touch(window, tmp_path):

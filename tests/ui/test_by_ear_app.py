@@ -70,10 +70,10 @@ def test_a_text_field_is_named_and_takes_letters_without_enter(ear):
     assert said == ["Chercher une règle, un mot-clé…."], said  # its hint, not "."
     field = ear.root.get_screen("rules").ids.search
     assert field.focus
-    before = ear.session.game.state["seats"][1]["c"]["pool"]
+    before = ear.session.game.state["seats"][1]["counters"]["pool"]
     ear.press("p", "o", "o", "l", "-")
     assert field.text == "pool-"
-    assert ear.session.game.state["seats"][1]["c"]["pool"] == before  # no letter or sign played
+    assert ear.session.game.state["seats"][1]["counters"]["pool"] == before  # no letter or sign played
     # once the fingers rest, how many entries were found is said (item 2)
     start = len(ear.spoken)
     field.text = "edge"

@@ -243,7 +243,7 @@ def step(stage: Stage, seat: int | None, cid: str, delta: int, apply: bool = Tru
         keys = {k.word: k for k in pad.walk() if getattr(k, "word", None)}
         stage.tap(keys["plus 1" if delta > 0 else "moins 1"], abs(delta))
         assert pad.delta == delta and f"{before} " in pad.display.text and str(before + delta) in pad.display.text
-        assert stage.session.game.state["seats"][seat]["c"][cid] == before if seat is not None else True
+        assert stage.session.game.state["seats"][seat]["counters"][cid] == before if seat is not None else True
         stage.tap(pad.ids.ok)
         assert stage.table.numpad is None
         return
@@ -251,7 +251,7 @@ def step(stage: Stage, seat: int | None, cid: str, delta: int, apply: bool = Tru
     assert b.pending == delta
     text = b.ids.value_button.text
     assert f"{before} " in text and f"[b]{before + delta}[/b]" in text, text  # "27 → 24" before it is applied
-    assert stage.session.game.state["seats"][seat]["c"][cid] == before if seat is not None else True
+    assert stage.session.game.state["seats"][seat]["counters"][cid] == before if seat is not None else True
     if apply:
         stage.tap(b.ids.value_button)
         assert b.pending == 0
@@ -319,7 +319,7 @@ def st(stage: Stage) -> dict:
 
 
 def counters(stage: Stage, seat: int) -> dict:
-    return stage.session.game.state["seats"][seat]["c"]
+    return stage.session.game.state["seats"][seat]["counters"]
 
 
 def shown(stage: Stage, seat: int, cid: str) -> int | None:
@@ -843,20 +843,20 @@ def test_vtes_seat_actions_by_touch_through_their_questions(stage):
     s = st(stage)
     me = s["active"]
     prey = (me + 1) % 3
-    pool_before = s["seats"][prey]["c"]["pool"]
+    pool_before = s["seats"][prey]["counters"]["pool"]
     act(stage, "bleed", seat=me, target=str(prey + 1), amount=2)
-    assert st(stage)["seats"][prey]["c"]["pool"] == pool_before - 2
+    assert st(stage)["seats"][prey]["counters"]["pool"] == pool_before - 2
     act(stage, "vampire", seat=me, text="Anson", amount=8)
     assert st(stage)["seats"][me]["vampires"]["Anson"]["blood"] == 8
     act(stage, "blood_lose", seat=me, vampire="Anson", amount=3)
     assert st(stage)["seats"][me]["vampires"]["Anson"]["blood"] == 5
     while stage.session.game.data.phases[st(stage)["phase"]].id != "influence":
         act(stage, "next")
-    pool = st(stage)["seats"][me]["c"]["pool"]
-    left = st(stage)["seats"][me]["c"]["transfers"]
+    pool = st(stage)["seats"][me]["counters"]["pool"]
+    left = st(stage)["seats"][me]["counters"]["transfers"]
     act(stage, "transfer", seat=me, amount=1)
-    assert st(stage)["seats"][me]["c"]["pool"] == pool - 1
-    assert st(stage)["seats"][me]["c"]["transfers"] == left - 1
+    assert st(stage)["seats"][me]["counters"]["pool"] == pool - 1
+    assert st(stage)["seats"][me]["counters"]["transfers"] == left - 1
     act(stage, "oust", seat=prey, confirm=True)
     assert st(stage)["seats"][prey]["out"]
 
@@ -874,5 +874,5 @@ def test_res_arcana_life_loss_and_essences_on_a_component_by_touch(stage):
     assert st(stage)["seats"][ann]["on"]["Athanor"] == {"vigueur": 3}
     # Bob loses 2 Vie; he has 1: the missing one costs 2 other essences, which he picks (Or, Mort)
     act(stage, "lifeloss", seat=bob, amount=2, essences=["or", "mort"])
-    seat = st(stage)["seats"][bob]["c"]
+    seat = st(stage)["seats"][bob]["counters"]
     assert (seat["vie"], seat["or"], seat["mort"], seat["serenite"]) == (0, 0, 0, 1)

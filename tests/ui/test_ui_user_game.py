@@ -72,7 +72,7 @@ def test_a_copied_game_is_on_home_starts_and_its_counters_move_by_keys(app) -> N
     game = app.session.game
     assert game is not None and game.data.id == "duel-window"
     active = game.state["active"]
-    before = dict(game.state["seats"][active]["c"])
+    before = dict(game.state["seats"][active]["counters"])
     # The keys: the cursor walks the active seat's counters; + and - change the one it is on.
     name = app.session.seat_names[active]
     said: list[str] = []
@@ -82,7 +82,7 @@ def test_a_copied_game_is_on_home_starts_and_its_counters_move_by_keys(app) -> N
             break
     assert said[-1] == f"{name}, honneur, zéro.", said
     moved = app.press("+", "+", "+")
-    after = app.state["seats"][active]["c"]
+    after = app.state["seats"][active]["counters"]
     changed = {k: after[k] - before[k] for k in after if after[k] != before[k]}
     assert changed == {"honor": 3}, (said, moved, changed)
     assert moved[-1] == f"{name}, trois.", moved  # the counter under the cursor: its value

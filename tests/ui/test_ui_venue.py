@@ -347,7 +347,7 @@ def test_a_table_leaves_the_venue_from_the_window_and_plays_on(window, tmp_path,
         wait_for(lambda: hub.hub.store.tables()[1]["online"] is False, what="the hub saw the table leave")
         # the table plays on alone
         game = w.runtime.session.game
-        assert game is not None and game.state["seats"][0]["c"]["pool"] == 28
+        assert game is not None and game.state["seats"][0]["counters"]["pool"] == 28
         w.press("f3")
         settle(lambda: table.action("judge") is None, "the judge button gone")
         assert w.runtime.session.apply("pool 2 -1", source="touch").ok

@@ -70,10 +70,9 @@ def test_history_back_and_forth_and_the_last_card_again(runtime) -> None:
     press(runtime, keys, "j")
     press(runtime, keys, "k")
     press(runtime, keys, "k")
-    # back from the newest: the one before it; forward again to the newest, then the end
-    assert said(runtime)[-4:] == ["Cy, réserve, moins un, reste vingt-neuf.",
-                                  "Bob, réserve, moins trois, reste vingt-sept.",
-                                  "Cy, réserve, moins un, reste vingt-neuf.", "Dernier message."]
+    # back from the newest: the one before it; forward again to the newest, then the end (each as
+    # it was said: a change the player made is said by its value, docs/speech.md)
+    assert said(runtime)[-4:] == ["Cy, vingt-neuf.", "Bob, vingt-sept.", "Cy, vingt-neuf.", "Dernier message."]
     press(runtime, keys, "o")
     assert said(runtime)[-1] == "Aucune carte lue."
     scan = runtime.scans.resolve(TagEvent("laid", reader="sim", uid="", ndef=None))

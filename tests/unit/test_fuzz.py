@@ -296,7 +296,8 @@ _JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=6),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
     max_leaves=12)
-_PATH_KEYS = st.sampled_from(["seats", "c", "pool", "vp", "turn", "phase", "over", "first", "rng", 0, 1, 2, 7, -1, ""])
+_PATH_KEYS = st.sampled_from(["seats", "c", "counters", "pool", "vp", "turn", "phase", "over", "first", "rng",
+                              0, 1, 2, 7, -1, ""])
 _EFFECTS = st.lists(st.fixed_dictionaries({"p": st.lists(_PATH_KEYS | _JSON, max_size=5)},
                                           optional={"o": _JSON, "n": _JSON}), max_size=4)
 _PAYLOADS = st.one_of(

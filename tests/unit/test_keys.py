@@ -216,20 +216,20 @@ def test_keypad_prefix_seat_value_entry_and_undo(vtes):
     assert said.startswith("Bob : réserve trente, points de victoire zéro")
     assert vtes.session.selected_seat == 1
     assert vtes.press("numpadsubstract") == "Bob, vingt-neuf."  # the seat just chosen: its new value
-    assert game.state["seats"][1]["c"]["pool"] == 29
+    assert game.state["seats"][1]["counters"]["pool"] == 29
     said = vtes.press("numpadenter")
     assert said == "Bob, réserve : tapez la valeur, puis Entrée."
     assert vtes.press("numpad2", "numpad5") == "2 | 5"
-    assert game.state["seats"][1]["c"]["pool"] == 29  # nothing moves before Enter
+    assert game.state["seats"][1]["counters"]["pool"] == 29  # nothing moves before Enter
     assert vtes.press("numpadenter") == "Bob, vingt-cinq."
     assert vtes.press("numpad7") == "Annulé. Bob, réserve, plus quatre, total vingt-neuf."
     assert vtes.press("numpad9") == "Rétabli. Bob, réserve, moins quatre, reste vingt-cinq."
     # a value typed with a sign is a change, not a new total; Escape or the keypad dot cancels
     vtes.press("enter", "+", "3", "enter")
-    assert game.state["seats"][1]["c"]["pool"] == 28
+    assert game.state["seats"][1]["counters"]["pool"] == 28
     assert vtes.press("numpadenter", "7", "numpaddecimal") == (
         "Bob, réserve : tapez la valeur, puis Entrée. | 7 | Annulé.")
-    assert game.state["seats"][1]["c"]["pool"] == 28
+    assert game.state["seats"][1]["counters"]["pool"] == 28
     # a prefix followed by a key that completes nothing is cancelled, and said so
     assert vtes.press("numpaddivide", "x").endswith("Annulé.")
     assert vtes.press("numpaddivide", "numpad5").endswith("Il n'y a pas de place 5.")
@@ -245,11 +245,11 @@ def test_refusals_are_spoken_as_errors(vtes):
     assert said.startswith("Choix") and ("pile" in said or "face" in said)
     # seat 4 does not exist at a table of three: said, and nothing changes
     assert vtes.press("4") == "Il n'y a pas de place 4."
-    before = vtes.session.game.state["seats"][0]["c"]["pool"]
+    before = vtes.session.game.state["seats"][0]["counters"]["pool"]
     vtes.press("1")
     said = vtes.press("enter", "-", "9", "9", "enter")
     assert said.split(" | ")[-1].startswith("Refusé :")
-    assert vtes.session.game.state["seats"][0]["c"]["pool"] == before
+    assert vtes.session.game.state["seats"][0]["counters"]["pool"] == before
     assert Priority.ERROR == 1  # the refusal went through the error priority (speaker order)
 
 

@@ -96,7 +96,7 @@ def test_changes_from_several_threads_are_served_one_at_a_time(tmp_path: Path) -
     assert errors == []
     assert session.game.journal.game(session.game.id).events == 1 + 1 + 160  # start, draw, the changes
     live = session.game.state
-    assert [s["c"]["pool"] for s in live["seats"]] == [30, 30]
+    assert [s["counters"]["pool"] for s in live["seats"]] == [30, 30]
     assert Game.open(session.journal, session.game.id).state == live
     session.close()
 
@@ -247,9 +247,9 @@ def test_a_card_laid_never_takes_the_tables_keys_away(runtime) -> None:
     before = len(spoken(runtime))
     assert keys.press("numpaddivide") and keys.press("numpad2")  # seat 2, from the card screen
     assert keys.press("-")
-    assert runtime.session.game.state["seats"][1]["c"]["pool"] == 29
+    assert runtime.session.game.state["seats"][1]["counters"]["pool"] == 29
     assert keys.press("numpad7")  # undo, still on the card screen
-    assert runtime.session.game.state["seats"][1]["c"]["pool"] == 30
+    assert runtime.session.game.state["seats"][1]["counters"]["pool"] == 30
     said = [u.text for u in spoken(runtime)[before:]]
     assert "Bob, vingt-neuf." in said and "Annulé." not in said
     assert keys.press("f4") is True  # the card's own key still brings the card back
@@ -264,7 +264,7 @@ def test_console_amounts_and_prefix_reset(runtime) -> None:
     assert runtime.session.selected_seat is None
     assert keys.amount("-3") is not None and keys.amount("+x") is None and keys.amount("=99999999") is None
     active = runtime.session.game.state["active"]
-    assert runtime.session.game.state["seats"][active]["c"]
+    assert runtime.session.game.state["seats"][active]["counters"]
 
 
 # --- phones: private cards ---------------------------------------------------------------------
@@ -340,8 +340,8 @@ def test_a_card_laid_proposes_and_only_a_confirmation_applies_it(tmp_path):
     proposal = session.proposal
     assert proposal is not None and proposal.intent.verb == "play" and proposal.seat == me
     assert proposal.text(session.game, "en") == "Bob, Apprentice: play (+1 rune)?" and proposal.blocked() == ""
-    assert session.game.state["seats"][me]["c"]["runes"] == 0 and heard == [proposal]
-    assert session.confirm().ok and session.game.state["seats"][me]["c"]["runes"] == 1
+    assert session.game.state["seats"][me]["counters"]["runes"] == 0 and heard == [proposal]
+    assert session.confirm().ok and session.game.state["seats"][me]["counters"]["runes"] == 1
     assert session.proposal is None and heard[-1] is None
     assert not session.confirm().ok  # nothing proposed any more: refused, nothing moves
     # A proposal never outlives the next change of the table: the turn passes, it is gone.

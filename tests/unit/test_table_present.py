@@ -87,7 +87,7 @@ def test_vtes_marks_and_actions_from_the_rules(journal):
     lines = bleed.command_lines({"target": "2", "amount": 3})
     assert lines == ["bleed 2 3"]
     assert run(game, lines[0]).ok
-    assert game.state["seats"][1]["c"]["pool"] == 27 and game.state["edge"] == 0
+    assert game.state["seats"][1]["counters"]["pool"] == 27 and game.state["edge"] == 0
     assert "edge" not in [a.id for a in table_view(game).seats[0].actions]  # she holds it now
     # A tracked vampire's blood, by touch.
     assert run(game, action(game, 0, "vampire").command_lines({"text": "Lucita", "amount": 6})[0]).ok
@@ -112,7 +112,7 @@ def test_vtes_transfer_and_withdraw_when_the_rules_allow(journal):
     transfer = action(game, active, "transfer")
     for line in transfer.command_lines({"amount": 1}):
         assert run(game, line).ok
-    assert game.state["seats"][active]["c"]["pool"] == 29
+    assert game.state["seats"][active]["counters"]["pool"] == 29
 
 
 def test_res_arcana_life_loss_pass_and_components(journal):

@@ -58,7 +58,7 @@ GAMES = {
 def check_invariants(game: Game) -> None:
     s = game.state
     for i, st_seat in enumerate(s["seats"]):
-        for cid, value in st_seat["c"].items():
+        for cid, value in st_seat["counters"].items():
             lo, hi = game.rules.bounds(s, i, cid)
             if value is None:
                 continue
@@ -68,11 +68,11 @@ def check_invariants(game: Game) -> None:
     for value in s["shared"].values():
         assert value >= 0
     if s["game"] == "ascension":
-        honors = sum(x["c"]["honor"] for x in s["seats"])
+        honors = sum(x["counters"]["honor"] for x in s["seats"])
         assert s["shared"]["pool"] + honors == s["honor_start"] + s["shared"]["extra"]
     if s["game"] == "astral":
         for x in s["seats"]:
-            assert 0 <= x["c"]["max_energy"] <= 7
+            assert 0 <= x["counters"]["max_energy"] <= 7
 
 
 def play(game_id: str, commands: list[str], seed: int) -> None:

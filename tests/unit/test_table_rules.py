@@ -61,7 +61,7 @@ def test_refusals_named_in_the_issue(journal: Journal) -> None:
     g, p = new(journal, "astral", ["Ann", "Bob"])
     for _ in range(14):
         do(g, p, "end")
-    assert g.state["seats"][0]["c"]["max_energy"] == 7
+    assert g.state["seats"][0]["counters"]["max_energy"] == 7
     fr, en = refused(g, p, "max 1 +1")
     assert "ne peut pas dépasser 7" in fr and "cannot go above 7" in en
     g, p = new(journal, "vtes", ["Ann", "Bob"])
@@ -124,17 +124,17 @@ def test_vtes_transfers_edge_ring_and_withdrawal(journal: Journal) -> None:
     got = []
     for _ in range(6):
         do(g, p, "next", "next", "next")
-        got.append(g.state["seats"][g.state["active"]]["c"]["transfers"])
+        got.append(g.state["seats"][g.state["active"]]["counters"]["transfers"])
         do(g, p, "end")
     assert got == [1, 2, 3, 4, 4, 4]
     # the edge at untap
     active = g.state["active"]
     do(g, p, f"edge {active + 1}", "end", "end", "end", "end", "end")
-    assert g.state["active"] == active and g.state["seats"][active]["c"]["pool"] == 31
+    assert g.state["active"] == active and g.state["seats"][active]["counters"]["pool"] == 31
     # ousting closes the ring
     prey = (active + 1) % 5
     do(g, p, f"oust {prey + 1}")
-    assert g.state["seats"][active]["c"]["vp"] == 1 and g.state["seats"][active]["c"]["pool"] == 37
+    assert g.state["seats"][active]["counters"]["vp"] == 1 and g.state["seats"][active]["counters"]["pool"] == 37
     assert g.rules.prey(g.state, active) == (active + 2) % 5
     # withdrawal fails when the Methuselah loses blood
     do(g, p, f"withdraw {active + 1}", f"pool {active + 1} -1")
@@ -167,19 +167,19 @@ def test_res_arcana_life_loss(journal: Journal) -> None:
     assert "nommez 2 autres essences" in fr
     refused(g, p, "lifeloss 2 2 or vie")
     do(g, p, "lifeloss 2 2 or mort")
-    assert g.state["seats"][1]["c"] == {"mort": 0, "serenite": 1, "vie": 0, "vigueur": 1, "or": 0, "vp": 0}
+    assert g.state["seats"][1]["counters"] == {"mort": 0, "serenite": 1, "vie": 0, "vigueur": 1, "or": 0, "vp": 0}
     do(g, p, "lifeloss 2 3")  # too few left: everything goes
-    assert g.state["seats"][1]["c"] == {"mort": 0, "serenite": 0, "vie": 0, "vigueur": 0, "or": 0, "vp": 0}
+    assert g.state["seats"][1]["counters"] == {"mort": 0, "serenite": 0, "vie": 0, "vigueur": 0, "or": 0, "vp": 0}
 
 
 def test_rise_first_turn_phase_3_only_for_the_first_player(journal: Journal) -> None:
     g, p = new(journal, "rise", ["Ann", "Bob"])
-    assert g.rules.phase_id(g.state) == "summon1" and g.state["seats"][0]["c"]["coins"] == 2
+    assert g.rules.phase_id(g.state) == "summon1" and g.state["seats"][0]["counters"]["coins"] == 2
     do(g, p, "end")
-    assert g.rules.phase_id(g.state) == "awakening" and g.state["seats"][1]["c"]["coins"] == 1
+    assert g.rules.phase_id(g.state) == "awakening" and g.state["seats"][1]["counters"]["coins"] == 1
     refused(g, p, "restore 2")  # not in the restoration phase yet
     do(g, p, "next", "restore 2")
-    assert g.state["seats"][1]["c"]["coins"] == 2 and g.rules.phase_id(g.state) == "summon1"
+    assert g.state["seats"][1]["counters"]["coins"] == 2 and g.rules.phase_id(g.state) == "summon1"
     refused(g, p, "restore 1")
     do(g, p, "end", "next")
     refused(g, p, "end")  # the restoration choice is not optional
@@ -270,7 +270,7 @@ def test_res_arcana_a_passed_player_no_longer_acts(journal: Journal) -> None:
     refused(g, p, "vp bob +2")
     # a rival's power can still give essences to a player who has passed
     assert do(g, p, "essence bob vie +1").ok
-    assert g.state["seats"][1]["c"]["vie"] == 2
+    assert g.state["seats"][1]["counters"]["vie"] == 2
 
 
 def test_res_arcana_life_loss_hits_rivals_only_and_its_hint_uses_what_was_typed(journal: Journal) -> None:
@@ -292,7 +292,7 @@ def test_rise_restoration_cannot_be_skipped_by_ending_the_turn(journal: Journal)
     fr, _ = refused(g, p, "end")
     assert "restauration 2" in fr  # the French command word, not the English one
     do(g, p, "next", "restore 1", "end")
-    assert g.state["active"] == 0 and g.state["seats"][1]["c"]["coins"] == 3
+    assert g.state["active"] == 0 and g.state["seats"][1]["counters"]["coins"] == 3
 
 
 def test_ascension_solo_the_cults_last_take_is_recorded_before_the_count(journal: Journal) -> None:
@@ -312,11 +312,11 @@ def test_damage_beyond_what_is_left_goes_to_zero(journal: Journal) -> None:
     g, p = new(journal, "rise", ["Ann", "Bob"])
     do(g, p, "pv 1 a =3", "pv 1 b =10")
     r = do(g, p, "pv 1 a -5")
-    assert r.ok and g.state["seats"][0]["c"]["pv_a"] == 0 and "mort" in r.text("fr")
+    assert r.ok and g.state["seats"][0]["counters"]["pv_a"] == 0 and "mort" in r.text("fr")
     g, p = new(journal, "astral", ["Ann", "Bob"])
     do(g, p, "nav 2 =3")
     r = do(g, p, "nav 2 -5")
-    assert r.ok and g.state["seats"][1]["c"]["pv"] == 0 and g.state["over"] and g.state["winner"] == [0]
+    assert r.ok and g.state["seats"][1]["counters"]["pv"] == 0 and g.state["over"] and g.state["winner"] == [0]
     # coins are not damage: spending more than one has is still refused
     g, p = new(journal, "rise", ["Ann", "Bob"])
     refused(g, p, "coins 1 -5")
@@ -328,7 +328,7 @@ def test_vtes_transfers_follow_the_order_of_play(journal: Journal) -> None:
     got = []
     for _ in range(3):
         do(g, p, "next", "next", "next")
-        got.append((g.state["active"], g.state["seats"][g.state["active"]]["c"]["transfers"]))
+        got.append((g.state["active"], g.state["seats"][g.state["active"]]["counters"]["transfers"]))
         do(g, p, "end")
     assert got == [(0, 1), (2, 2), (3, 3)]
 
@@ -337,10 +337,10 @@ def test_astral_lowering_the_energy_maximum_lowers_the_energy(journal: Journal) 
     g, p = new(journal, "astral", ["Ann", "Bob"])
     for _ in range(6):
         do(g, p, "end")
-    me = g.state["seats"][g.state["active"]]["c"]
+    me = g.state["seats"][g.state["active"]]["counters"]
     assert me["energy"] == me["max_energy"] == 4
     do(g, p, f"max {g.state['active'] + 1} -2")
-    me = g.state["seats"][g.state["active"]]["c"]
+    me = g.state["seats"][g.state["active"]]["counters"]
     assert me["max_energy"] == 2 and me["energy"] == 2
 
 
@@ -353,7 +353,7 @@ def test_the_players_choose_the_first_player(journal: Journal) -> None:
     assert [e for e in g.events() if e.type == "start"][0].payload["options"]["first"] == "Cy"
     assert Game.open(journal, g.id).state == g.state
     g, _ = new(journal, "rise", ["Ann", "Bob"], first="Bob")
-    assert g.state["first"] == 1 and g.state["seats"][1]["c"]["coins"] == 2
+    assert g.state["first"] == 1 and g.state["seats"][1]["counters"]["coins"] == 2
     g, _ = new(journal, "rise", ["Ann", "Bob"], options={"first": "bo"})  # the same choice as an option
     assert g.state["first"] == 1 and g.state["options"]["first"] == "Bob"
     with pytest.raises(Refusal) as err:

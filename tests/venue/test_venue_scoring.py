@@ -173,7 +173,7 @@ def test_the_venue_asks_the_game_for_its_tournament_and_a_game_with_none_is_a_le
     """The venue names no game: a game's tournament is its own code's ``tournament`` hook."""
     assert scoring.tournament("vtes") is TOUR and TOUR.order == ("gw", "vp", "tp")
     assert scoring.tournament("ascension") is None
-    state = {"seats": [{"name": "Ann", "c": {}, "out": False}, {"name": "Bob", "c": {}, "out": False}],
+    state = {"seats": [{"name": "Ann", "counters": {}, "out": False}, {"name": "Bob", "counters": {}, "out": False}],
              "winner": [1], "over": True}
     assert scoring.propose("ascension", state, [], time_called=False) == {
         "players": ["Ann", "Bob"], "winners": ["Bob"], "over": True}

@@ -78,12 +78,12 @@ class GameRules(Rules):
         ctx.type = "counter"
         ctx.payload["counter"] = cid
         amount, mode = int(intent.args["amount"]), intent.args.get("mode", "+")
-        self.take_honor(ctx, seat, amount if mode == "+" else amount - ctx.state["seats"][seat]["c"]["honor"])
+        self.take_honor(ctx, seat, amount if mode == "+" else amount - ctx.state["seats"][seat]["counters"]["honor"])
 
     def take_honor(self, ctx: Ctx, seat: int, delta: int, quiet: bool = False) -> None:
         s = ctx.state
         pool, extra = s["shared"]["pool"], s["shared"]["extra"]
-        honor = s["seats"][seat]["c"]["honor"]
+        honor = s["seats"][seat]["counters"]["honor"]
         if delta == 0:
             ctx.refuse("table.refuse.no_change")
         if honor + delta < 0:
@@ -154,7 +154,7 @@ class GameRules(Rules):
         gains = dict(super().card_gains(ctx, seat, spec, intent))
         energized = spec.get("energized")
         # Energize counts the energy gained this turn before the card, never its own.
-        energy = ctx.state["seats"][seat]["c"]["energy"]
+        energy = ctx.state["seats"][seat]["counters"]["energy"]
         if energized and energy >= int(energized.get("at", 1)):
             if energized.get("instead"):
                 gains = {}
@@ -203,7 +203,7 @@ class GameRules(Rules):
 
     def score(self, ctx: Ctx, final: bool = False) -> None:
         s = ctx.state
-        totals = [x["c"]["honor"] + x["c"]["cards"] for x in s["seats"]]
+        totals = [x["counters"]["honor"] + x["counters"]["cards"] for x in s["seats"]]
         # Ties go to whoever played later in the first round; in solo the Cult plays after you.
         def later(i: int) -> int:
             return len(s["seats"]) if s["seats"][i]["cult"] else self.position(s, i)

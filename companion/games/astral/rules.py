@@ -31,9 +31,9 @@ class GameRules(Rules):
         me = s["seats"][seat]
         turn = me["turns"]
         top = int(self.params.get("energy_max", 7))
-        if me["c"]["max_energy"] < top:
-            self.set_value(ctx, seat, "max_energy", me["c"]["max_energy"] + 1)
-        self.set_value(ctx, seat, "energy", me["c"]["max_energy"], quiet=True)
+        if me["counters"]["max_energy"] < top:
+            self.set_value(ctx, seat, "max_energy", me["counters"]["max_energy"] + 1)
+        self.set_value(ctx, seat, "energy", me["counters"]["max_energy"], quiet=True)
         me["actions"] = {"sbire": 0, "pouvoir": 0}
         me["from_hand"] = False
         at = self.params.get("states", {"revealed": 3, "cosmic": 5, "astral": 7, "supernova": 9})
@@ -55,9 +55,9 @@ class GameRules(Rules):
             ctx.note("table.astral.sudden_death_lost", name=ctx.name(seat))
             self.lose(ctx, seat)
             return
-        if "supernova" in me["states"] and me["c"]["pv"] is not None and me["c"]["pv"] > 0:
+        if "supernova" in me["states"] and me["counters"]["pv"] is not None and me["counters"]["pv"] > 0:
             ctx.note("table.astral.supernova_hit", name=ctx.name(seat))
-            self.set_value(ctx, seat, "pv", me["c"]["pv"] - 1)
+            self.set_value(ctx, seat, "pv", me["counters"]["pv"] - 1)
 
     def lose(self, ctx: Ctx, seat: int) -> None:
         if ctx.state["over"]:
@@ -71,7 +71,7 @@ class GameRules(Rules):
         if cid == "stars" and new >= int(self.params.get("stars_to_win", 12)):
             ctx.note("table.astral.stars_win", name=ctx.name(seat))
             self.finish(ctx, [seat])
-        elif cid == "max_energy" and new < old and ctx.state["seats"][seat]["c"]["energy"] > new:
+        elif cid == "max_energy" and new < old and ctx.state["seats"][seat]["counters"]["energy"] > new:
             self.set_value(ctx, seat, "energy", new)  # Energy never stays above its maximum
         elif cid == "pv" and new == 0 and old != 0:
             ctx.note("table.astral.navigator_dead", name=ctx.name(seat))
@@ -96,15 +96,15 @@ class GameRules(Rules):
         cost = int(intent.args.get("cost", 0))
         if cost < 0:
             ctx.refuse("table.refuse.positive")
-        if cost > me["c"]["energy"]:
+        if cost > me["counters"]["energy"]:
             ctx.refuse("table.refuse.not_enough", name=ctx.name(seat), counter="@c:energy",
-                       value=me["c"]["energy"], amount=cost)
+                       value=me["counters"]["energy"], amount=cost)
         me["actions"][kind] += 1
         me["from_hand"] = True
         ctx.note("table.astral.action", name=ctx.name(seat), kind=f"@t:table.astral.kind.{kind}",
                  done=done + 1, limit=limit)
         if cost:
-            self.set_value(ctx, seat, "energy", me["c"]["energy"] - cost)
+            self.set_value(ctx, seat, "energy", me["counters"]["energy"] - cost)
 
     def verb_summon(self, ctx: Ctx, intent: Intent) -> None:
         self.main_action(ctx, intent, "sbire")

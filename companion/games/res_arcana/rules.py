@@ -98,7 +98,7 @@ class GameRules(Rules):
         self.next_actor(ctx, seat)
 
     def points(self, s: dict[str, Any], seat: int) -> int:
-        return s["seats"][seat]["c"]["vp"] + (1 if s["tile"] == seat else 0) + self.component_points(s, seat)
+        return s["seats"][seat]["counters"]["vp"] + (1 if s["tile"] == seat else 0) + self.component_points(s, seat)
 
     def component_points(self, s: dict[str, Any], seat: int) -> int:
         """Points printed on the components a seat placed or acquired through the table."""
@@ -110,7 +110,7 @@ class GameRules(Rules):
         return t("table.res.score_tile", lang, score=said) if ctx.state["tile"] == seat else said
 
     def essence_score(self, s: dict[str, Any], seat: int) -> int:
-        c = s["seats"][seat]["c"]
+        c = s["seats"][seat]["counters"]
         return sum(c[e] for e in self.essences()) + c.get("or", 0)  # gold counts twice
 
     def victory_check(self, ctx: Ctx) -> None:
@@ -167,7 +167,7 @@ class GameRules(Rules):
             ctx.refuse("table.res.refuse.life_self", name=ctx.name(seat))
         if s["seats"][seat]["passed"]:
             ctx.refuse("table.res.refuse.protected", name=ctx.name(seat))
-        c = s["seats"][seat]["c"]
+        c = s["seats"][seat]["counters"]
         paid_life = min(amount, c["vie"])
         missing = amount - paid_life
         others = [e for e in self.essences() if e != "vie"]
@@ -238,7 +238,7 @@ class GameRules(Rules):
         if key is None:
             ctx.refuse("table.res.refuse.empty_component", component=comp)
         for essence, k in on.pop(key).items():
-            self.set_value(ctx, seat, essence, s["seats"][seat]["c"][essence] + k)
+            self.set_value(ctx, seat, essence, s["seats"][seat]["counters"][essence] + k)
 
     # -- cards: artifacts placed, monuments and places of power acquired -----------------
 
@@ -311,7 +311,7 @@ class GameRules(Rules):
             return pay
         card = str(intent.args.get("name", ""))
         allowed = self._allowed(spec)
-        c = ctx.state["seats"][seat]["c"]
+        c = ctx.state["seats"][seat]["counters"]
         left = {e: c[e] - pay.get(e, 0) for e in allowed}
         if chosen:
             if len(chosen) < n_any:

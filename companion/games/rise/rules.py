@@ -71,7 +71,7 @@ class GameRules(Rules):
             ctx.refuse("table.rise.refuse.restore_usage")
         s["seats"][seat]["restored"] = True
         ctx.note("table.rise.restored", name=ctx.name(seat), cards=cards, coins=choices[cards])
-        self.set_value(ctx, seat, "coins", s["seats"][seat]["c"]["coins"] + choices[cards])
+        self.set_value(ctx, seat, "coins", s["seats"][seat]["counters"]["coins"] + choices[cards])
         s["phase"] += 1
         self.enter_phase(ctx)
 
@@ -79,7 +79,7 @@ class GameRules(Rules):
         if seat is None or cid not in self.summoners() or new != 0 or old == 0:
             return
         ctx.note("table.rise.summoner_dead", name=ctx.name(seat), summoner=f"@c:{cid}")
-        pv = [ctx.state["seats"][seat]["c"][x] for x in self.summoners()]
+        pv = [ctx.state["seats"][seat]["counters"][x] for x in self.summoners()]
         if all(v == 0 for v in pv):
             ctx.state["seats"][seat]["out"] = True
             ctx.note("table.rise.lost", name=ctx.name(seat))

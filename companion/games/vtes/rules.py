@@ -47,7 +47,7 @@ class GameRules(Rules):
             if s["edge"] == seat:
                 gain = int(self.params.get("edge_pool", 1))
                 ctx.note("table.vtes.edge_gain", name=ctx.name(seat), amount=gain)
-                self.set_value(ctx, seat, "pool", s["seats"][seat]["c"]["pool"] + gain)
+                self.set_value(ctx, seat, "pool", s["seats"][seat]["counters"]["pool"] + gain)
         elif phase == "influence":
             table = list(self.params.get("first_transfers", [1, 2, 3]))
             # The order of play counts, not seat numbers: a seat ousted before its first turn
@@ -82,7 +82,7 @@ class GameRules(Rules):
         if s["edge"] == seat:
             s["edge"] = None
         if predator is not None:
-            c = s["seats"][predator]["c"]
+            c = s["seats"][predator]["counters"]
             self.set_value(ctx, predator, "vp", c["vp"] + int(self.params.get("oust_vp", 1)))
             self.set_value(ctx, predator, "pool", c["pool"] + int(self.params.get("oust_pool", 6)))
         self.after_leaving(ctx, seat)
@@ -94,7 +94,7 @@ class GameRules(Rules):
         s["seats"][seat]["out"] = True
         s["seats"][seat]["withdrawing"] = False
         ctx.note("table.vtes.withdrawn", name=ctx.name(seat))
-        self.set_value(ctx, seat, "vp", s["seats"][seat]["c"]["vp"] + int(self.params.get("withdraw_vp", 1)))
+        self.set_value(ctx, seat, "vp", s["seats"][seat]["counters"]["vp"] + int(self.params.get("withdraw_vp", 1)))
         if s["edge"] == seat:
             s["edge"] = None
         self.after_leaving(ctx, seat)
@@ -104,13 +104,13 @@ class GameRules(Rules):
         left = self.in_play(s)
         if len(left) == 1:
             last = left[0]
-            self.set_value(ctx, last, "vp", s["seats"][last]["c"]["vp"] + int(self.params.get("last_vp", 1)))
-            best = max(x["c"]["vp"] for x in s["seats"])
-            self.finish(ctx, [i for i, x in enumerate(s["seats"]) if x["c"]["vp"] == best])
+            self.set_value(ctx, last, "vp", s["seats"][last]["counters"]["vp"] + int(self.params.get("last_vp", 1)))
+            best = max(x["counters"]["vp"] for x in s["seats"])
+            self.finish(ctx, [i for i, x in enumerate(s["seats"]) if x["counters"]["vp"] == best])
             return
         if not left:
-            best = max(x["c"]["vp"] for x in s["seats"])
-            self.finish(ctx, [i for i, x in enumerate(s["seats"]) if x["c"]["vp"] == best])
+            best = max(x["counters"]["vp"] for x in s["seats"])
+            self.finish(ctx, [i for i, x in enumerate(s["seats"]) if x["counters"]["vp"] == best])
             return
         if s["active"] == seat and not s["over"]:
             self.advance_from(ctx, seat)  # the turn goes on with the prey
@@ -145,7 +145,7 @@ class GameRules(Rules):
         amount = int(intent.args.get("amount", 1))
         if amount < 1:
             ctx.refuse("table.refuse.positive")
-        pool = s["seats"][target]["c"]["pool"]
+        pool = s["seats"][target]["counters"]["pool"]
         taken = min(amount, pool)
         ctx.note("table.vtes.bled", name=ctx.name(bleeder), target=ctx.name(target), amount=taken)
         if s["edge"] != bleeder:

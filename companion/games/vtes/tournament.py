@@ -73,7 +73,7 @@ def propose(state: dict[str, Any], events: Iterable[Any], time_called: bool) -> 
     """The result a game proposes: each player's VP (survivors get half a VP each when time is
     called before the end), the order they left in."""
     seats = state["seats"]
-    vps: list[float] = [float(s["c"].get("vp", 0)) for s in seats]
+    vps: list[float] = [float(s["counters"].get("vp", 0)) for s in seats]
     if time_called and not state.get("over"):
         left = [i for i, s in enumerate(seats) if not s["out"]]
         if len(left) > 1:

@@ -42,7 +42,7 @@ class Rules:
                           max=self.data.seats_max, count=len(names))
 
     def initial_state(self, players: list[str], seed: int, options: dict[str, Any], now: float) -> dict[str, Any]:
-        seats = [{"name": n, "c": self.start_counters(i, len(players), options), "out": False, "turns": 0}
+        seats = [{"name": n, "counters": self.start_counters(i, len(players), options), "out": False, "turns": 0}
                  for i, n in enumerate(players)]
         return {"game": self.data.id, "seed": seed, "rng": 0, "options": options, "seats": seats,
                 "shared": {cid: c.start for cid, c in self.data.shared.items()},
@@ -162,7 +162,7 @@ class Rules:
         self.on_turn_end(ctx, cur)
         for cid, c in self.data.counters.items():
             if c.clear == "turn":
-                ctx.state["seats"][cur]["c"][cid] = c.start
+                ctx.state["seats"][cur]["counters"][cid] = c.start
         if not ctx.state["over"]:
             self.advance_from(ctx, cur)
 
@@ -200,13 +200,13 @@ class Rules:
     # -- counters -------------------------------------------------------------------------
 
     def value(self, s: dict[str, Any], seat: int | None, cid: str) -> int | None:
-        return s["shared"][cid] if seat is None else s["seats"][seat]["c"][cid]
+        return s["shared"][cid] if seat is None else s["seats"][seat]["counters"][cid]
 
     def bounds(self, s: dict[str, Any], seat: int | None, cid: str) -> tuple[int | None, int | None]:
         c = self.data.counter(cid)
         hi = c.max
         if isinstance(hi, str):
-            hi = s["seats"][seat]["c"][hi[1:]]
+            hi = s["seats"][seat]["counters"][hi[1:]]
         return c.min, hi
 
     def change(self, ctx: Ctx, seat: int | None, cid: str, amount: int, mode: str = "+",
@@ -238,7 +238,7 @@ class Rules:
         if seat is None:
             s["shared"][cid] = new
         else:
-            s["seats"][seat]["c"][cid] = new
+            s["seats"][seat]["counters"][cid] = new
         delta = new - (old or 0)
         who = ctx.name(seat) if seat is not None else SHARED
         c = self.data.counter(cid)
@@ -402,7 +402,7 @@ class Rules:
         for cid, c in self.data.counters.items():
             if c.hidden:
                 continue
-            v = s["seats"][seat]["c"][cid]
+            v = s["seats"][seat]["counters"][cid]
             parts.append(f"{c.name(lang)} {t('table.status.unset', lang) if v is None else v}")
         return ", ".join(parts)
 
@@ -462,7 +462,7 @@ class Rules:
             "over": s["over"],
             "winner": [s["seats"][w]["name"] for w in s["winner"]],
             "seats": [{"seat": i + 1, "name": seat["name"], "out": seat["out"], "turns": seat["turns"],
-                       "counters": dict(seat["c"]), **self.seat_json(s, i)}
+                       "counters": dict(seat["counters"]), **self.seat_json(s, i)}
                       for i, seat in enumerate(s["seats"])],
             "shared": dict(s["shared"]),
             "clock": dict(s["clock"]),
@@ -491,7 +491,7 @@ class Rules:
         if c.clear == "turn":
             return "ui.this_turn", {}
         if isinstance(c.max, str):
-            return "ui.of_max", {"max": s["seats"][seat]["c"][c.max[1:]]}
+            return "ui.of_max", {"max": s["seats"][seat]["counters"][c.max[1:]]}
         return None
 
     def seat_marks(self, s: dict[str, Any], seat: int, lang: str) -> list[tuple[str, str]]:
