@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from companion import registry
 from companion.cards.model import Card, localized
-from companion.i18n.grammar import agree
+from companion.i18n.grammar import agree, plural
 from companion.speech.lexicon import data, game_words
 from companion.speech.numbers import fraction_words, number_words, ordinal_words, signed_words
 
@@ -165,6 +165,23 @@ def written_card(card: Card, games: Callable[[str], Any] | None, lang: str) -> t
     return card.name, card_rows(card, game, lang), for_the_eye(card.text, lang, card.game)
 
 
+@functools.cache
+def _symbol_nouns(lang: str) -> re.Pattern[str] | None:
+    """The nouns a symbol is said as ("✦" → "étoile"), after a number: their count agrees."""
+    nouns = {new.strip() for _old, new in data(lang)["text"]["replace"]
+             if re.fullmatch(r"\s*[^\W\d_]+\s*", new) and new.strip().islower()}
+    if not nouns:
+        return None
+    return re.compile(r"(?<![\w.,])(\d+)(\s+)(" + "|".join(sorted(map(re.escape, nouns))) + r")(?!\w)")
+
+
+def _counted_symbols(s: str, lang: str) -> str:
+    pattern = _symbol_nouns(lang)
+    if pattern is None:
+        return s
+    return pattern.sub(lambda m: m.group(1) + m.group(2) + plural(int(m.group(1)), m.group(3), lang), s)
+
+
 def for_the_ear(text: str, lang: str = "fr", game: str = "") -> str:
     """Card text made speakable: symbols, icons, discipline marks and numbers as words."""
     lang = _lang(lang)
@@ -174,8 +191,12 @@ def for_the_ear(text: str, lang: str = "fr", game: str = "") -> str:
     s = _GROUP_MARK.sub(lambda m: ", " + group.format(n=number_words(int(m.group(1)), lang)), text)
     s = _FRACTION.sub(lambda m: fraction_words(int(m.group(1)), int(m.group(2)), lang), s)
     s = _marks_as_words(s, lang, game)
-    for short, long in (_game_data(lang, game).get("abbreviations") or {}).items():
+    s = _counted_symbols(s, lang)
+    abbreviations = _game_data(lang, game).get("abbreviations") or {}
+    for short, long in abbreviations.items():
         s = re.sub(rf"(?<!\w){re.escape(short)}(?!\w)", long, s)
+    if abbreviations:
+        s = agree(s, lang)  # "1 PV" said in full is "un point de vie", not "un points de vie"
     ranged = data(lang)["text"]["ranged"]
     s = _RANGED.sub(lambda m: ranged.format(n=_amount(m, lang)), s)
     s = _TIMES_X.sub(lambda m: f"{_amount(m, lang)} X", s)

@@ -168,7 +168,9 @@ def test_symbols_icons_and_numbers_become_words() -> None:
                        "en", "vtes") == "one conviction action modifier: plus one stealth, for example Hidden Lurker."
     assert for_the_ear("as a +1 stealth Ⓓ action", "en") == "as a plus one stealth directed action"
     assert for_the_ear("[FLIGHT] Move a leg. -1 bleed", "en", "vtes") == "Flight: Move a leg. minus one bleed"
-    assert for_the_ear("Gagne 2 ✦ et 1 PV.", "fr", "astral") == "Gagne deux étoile et un points de vie."
+    assert for_the_ear("Gagne 2 ✦ et 1 PV.", "fr", "astral") == "Gagne deux étoiles et un point de vie."
+    assert for_the_ear("Gagne 1 ✦.", "fr", "astral") == "Gagne une étoile."
+    assert for_the_ear("Gain 3 ✦.", "en", "astral") == "Gain three stars."
 
 
 def test_no_digit_or_symbol_is_left_in_any_vtes_card(library: CardLibrary) -> None:

@@ -79,3 +79,12 @@ def test_ordinals_and_fractions_as_words() -> None:
     assert [ordinal_words(n, "en") for n in (1, 2, 3, 5, 12, 20, 21, 47)] == [
         "first", "second", "third", "fifth", "twelfth", "twentieth", "twenty-first", "forty-seventh"]
     assert fraction_words(3, 4, "fr") == "trois sur quatre" and fraction_words(1, 2, "en") == "one of two"
+
+
+def test_a_games_abbreviation_said_in_full_agrees_with_its_number() -> None:
+    """ASTRAL's SuperNova, heard at the end of every turn: "1 PV" is "un point de vie"."""
+    from companion.speech.phrases import for_the_ear
+
+    assert for_the_ear("SuperNova : le Navigateur de Bob perd 1 PV.", "fr", "astral") == \
+        "SuperNova : le Navigateur de Bob perd un point de vie."
+    assert for_the_ear("Le Navigateur perd 3 PV.", "fr", "astral") == "Le Navigateur perd trois points de vie."
