@@ -188,7 +188,9 @@ def test_a_table_joins_a_venue_from_the_window_and_calls_a_judge(window, tmp_pat
         assert left.startswith(("2:00:00", "1:59:")), table.clock
         # the key A calls a judge, as the console's word "juge" does
         w.press("a")
-        wait_for(lambda: len(hub.hub.store.entries(1, "judge")) == 1, what="the judge call reached the hub")
+        # frames go on while waiting: a letter a-f is first held a moment by the keyboard-wedge
+        # recogniser (a reader typing a UID), then given to the keys on a later frame
+        settle(lambda: len(hub.hub.store.entries(1, "judge")) == 1, "the judge call reached the hub")
         assert w.runtime.voice.wait_idle(5)
         assert w.said[-1] == "Un juge est appelé à la table 1."
         # and so does a touch on the table's button
@@ -294,8 +296,8 @@ def test_the_window_shows_the_proposed_result_and_the_players_confirm_it_by_keys
         w.press("v")
         settle(lambda: table.result_panel is not None, "shown again")
         # Enter confirms it, as the console's "résultat ok": validated at the hub
-        w.press("enter")
-        wait_for(lambda: [r["status"] for r in store.results(1)] == ["validated"], what="validated at the hub")
+        w.press("enter")  # held by the wedge recogniser as "a" is: frames go on while waiting
+        settle(lambda: [r["status"] for r in store.results(1)] == ["validated"], "validated at the hub")
         settle(lambda: table.result_panel is None, "the confirmed result closed")
         assert w.runtime.voice.wait_idle(5)
         assert w.said[-1] == "Résultat envoyé à l'organisateur."
