@@ -19,7 +19,7 @@ from companion.venue.broker import Broker
 from companion.venue.event import EventStore
 from companion.venue.hub import Hub
 from companion.venue.runner import HubThread
-from tests.venue.helpers import EVENT, needs_mosquitto, wait_for
+from tests.venue.helpers import EVENT, needs_mosquitto, running, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(150), needs_mosquitto]
 
@@ -29,12 +29,8 @@ NAMES = [f"P{i:02d}" for i in range(1, 11)]
 @pytest.fixture
 def broker(tmp_path) -> Iterator[Broker]:
     """A real Mosquitto for this window test (the venue folder's shared brokers are its own)."""
-    b = Broker(tmp_path / "broker", EVENT, tables=12)
-    b.start()
-    try:
+    with running(Broker(tmp_path / "broker", EVENT, tables=12)) as b:
         yield b
-    finally:
-        b.stop()
 
 
 def frames(count: int = 2) -> None:

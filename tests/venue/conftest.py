@@ -25,7 +25,7 @@ import pytest
 
 from companion.venue import hub, link
 from companion.venue.broker import Broker
-from tests.venue.helpers import EVENT, EventOn, EventsBroker, module_events
+from tests.venue.helpers import EVENT, EventOn, EventsBroker, module_events, running
 
 
 @pytest.fixture(autouse=True)
@@ -70,12 +70,8 @@ def module_folder(request: pytest.FixtureRequest, venue_root: Path) -> Path:
 @pytest.fixture(scope="module")
 def module_broker(module_folder: Path) -> Iterator[EventsBroker]:
     """The module's Mosquitto (12 tables' users), an event for each test that asks for ``broker``."""
-    b = EventsBroker(module_folder / "broker", module_events(), tables=12)
-    b.start()
-    try:
+    with running(EventsBroker(module_folder / "broker", module_events(), tables=12)) as b:
         yield b
-    finally:
-        b.stop()
 
 
 @pytest.fixture
@@ -87,9 +83,5 @@ def broker(module_broker: EventsBroker) -> EventOn:
 @pytest.fixture
 def own_broker(tmp_path) -> Iterator[Broker]:
     """A Mosquitto for this test alone, for a test that stops or restarts it (event ``EVENT``)."""
-    b = Broker(tmp_path / "broker", EVENT, tables=12)
-    b.start()
-    try:
+    with running(Broker(tmp_path / "broker", EVENT, tables=12)) as b:
         yield b
-    finally:
-        b.stop()

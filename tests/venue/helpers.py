@@ -5,6 +5,8 @@ test: the fixtures are in conftest.py), the waits, a flaky network."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,16 @@ def _have_mosquitto() -> bool:
 
 
 needs_mosquitto = pytest.mark.skipif(not _have_mosquitto(), reason="Debian package mosquitto not installed")
+
+
+@contextlib.contextmanager
+def running(broker: Broker) -> Iterator[Broker]:
+    """A broker started for a fixture's time, stopped by its PID whatever the test did."""
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
 
 
 class EventsBroker(Broker):

@@ -26,7 +26,7 @@ from companion.venue.event import EventStore
 from companion.venue.hub import Hub
 from companion.venue.link import TableLink, VenueAddress
 from companion.venue.runner import HubThread
-from tests.venue.helpers import EVENT, ROOT, EventsBroker, module_events, needs_mosquitto, run, wait_for
+from tests.venue.helpers import EVENT, ROOT, EventsBroker, module_events, needs_mosquitto, run, running, wait_for
 
 trustme = pytest.importorskip("trustme")
 
@@ -50,12 +50,8 @@ def _cert(tmp_path, name: str = "hub") -> tuple[str, str]:
 def module_tls_broker(module_folder):
     """The module's TLS Mosquitto; each test that asks for ``tls_broker`` has an event of its own on it."""
     folder = module_folder
-    b = EventsBroker(folder / "broker", module_events(), tables=4, host=ROOM, tls=_cert(folder))
-    b.start()
-    try:
+    with running(EventsBroker(folder / "broker", module_events(), tables=4, host=ROOM, tls=_cert(folder))) as b:
         yield b
-    finally:
-        b.stop()
 
 
 @pytest.fixture
@@ -66,12 +62,8 @@ def tls_broker(module_tls_broker):
 @pytest.fixture
 def own_tls_broker(tmp_path):
     """A TLS Mosquitto for this test alone (it is stopped and taken over)."""
-    b = Broker(tmp_path / "broker", EVENT, tables=4, host=ROOM, tls=_cert(tmp_path))
-    b.start()
-    try:
+    with running(Broker(tmp_path / "broker", EVENT, tables=4, host=ROOM, tls=_cert(tmp_path))) as b:
         yield b
-    finally:
-        b.stop()
 
 
 @pytest.fixture
