@@ -390,7 +390,11 @@ class Announcer:
         resolved = _resolve(table_data, values, lang)
         notes = {**(_phrases().get(lang) or _phrases()["fr"])["notes"], **(game_words(lang, gid).get("notes") or {})}
         if key in notes:
-            return _fill(notes[key], resolved, lang) if notes[key] else ""
+            if not notes[key]:
+                return ""
+            text = _fill(notes[key], resolved, lang)
+            # a value written with its digits ("Ann 5 points, Bob 1 point"): said as words too
+            return ear(text, lang, gid) if any(c.isdigit() for c in text) else text
         return ear(t(key, lang, **resolved), lang, gid)
 
     def _remember(self, result: Any, game: Any) -> None:

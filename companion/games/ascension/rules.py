@@ -104,8 +104,9 @@ class GameRules(Rules):
             if back > to_extra:
                 self.set_value(ctx, None, "pool", pool + back - to_extra, quiet=True)
         self.set_value(ctx, seat, "honor", honor + delta, quiet=quiet)
-        ctx.note("table.ascension.pool", value=s["shared"]["pool"])
-        if s["shared"]["pool"] == 0 and not s["last_round"]:
+        if s["shared"]["pool"] != 0 or s["last_round"]:
+            ctx.note("table.ascension.pool", value=s["shared"]["pool"])
+        else:  # emptied now: "La réserve d'honneur est vide : …" says it, once
             s["last_round"] = True
             last = self.last_of_round(s)
             if last == s["active"]:
@@ -223,6 +224,8 @@ class GameRules(Rules):
         if not s.get("teams") and sum(1 for v in totals if v == best) > 1:
             # The rules' tie-break decided: said, so that a tie is not heard as a mistake.
             ctx.note("table.ascension.tie_break", points=best, winners=[ctx.name(w) for w in sorted(winners)])
+        if final:
+            ctx.note("table.ascension.card_honor")
 
     # -- reading --------------------------------------------------------------------------
 
