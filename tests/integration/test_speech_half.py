@@ -131,3 +131,20 @@ def test_vtes_influence_reminder_says_and_not_a_plural(evening: dict) -> None:
     said = evening[("vtes", "fr")]
     assert any("quatre et un point de réserve" in x for x in said), said
     assert not any(" ets " in x for x in said), said
+
+
+def test_a_note_of_a_command_the_player_typed_says_whose_and_where_it_stands(evening: dict) -> None:
+    # "blood 1 Anson -1", "put 1 Athanor vigueur +2": they know what and by how much
+    vtes, res = evening[("vtes", "fr")], evening[("res-arcana", "fr")]
+    assert "Anson, sept." in vtes and not any("sang moins un" in x for x in vtes), vtes
+    assert "Ann, Athanor, Vigueur deux." in res and not any("maintenant" in x for x in res), res
+    assert "Anson, seven." in evening[("vtes", "en")]
+    assert "Ann, Athanor, Elan two." in evening[("res-arcana", "en")]
+
+
+def test_ascension_says_the_honor_counted_apart_after_the_empty_pool(evening: dict) -> None:
+    said = evening[("ascension", "fr")]
+    at = said.index("Bob, dix-neuf.")
+    assert said[at + 1:at + 3] == ["La réserve d'honneur est vide : ce tour est le dernier de la partie.",
+                                   "Honneur compté à part : deux."], said[at - 2:at + 3]
+    assert not any(x.startswith("Réserve vide") for x in said), said
