@@ -41,9 +41,10 @@ def test_res_arcana_says_each_real_total_and_the_tie_break(tmp_path: Path) -> No
     # counting twice (6), and Bob 2 more gold (10): Bob wins the tie-break.
     lines = ["points 1 +10", "points 2 +9", "or 2 +2", "next", "pass", "pass", "next", "status"]
     out, said = console(tmp_path, lines, "--game", "res-arcana", "--players", "Ann,Bob", "--seed", "1")
-    # the phase's name, then the totals (not the name again)
+    # the phase's name (and its reminder, the first time), then the totals, not the name again
     at = said.index("Contrôle de victoire.")
-    assert said[at + 1] == "Ann dix points, Bob dix points, tuile premier joueur comprise.", said[at:]
+    assert said[at + 2] == "Ann dix points, Bob dix points, tuile premier joueur comprise.", said[at:]
+    assert not any(x.startswith("Contrôle de victoire :") for x in said), said
     assert ("Égalité à dix points : l'emporte qui a le plus d'essences en réserve, l'or comptant double. "
             "Bob dix, Ann six." in said), said
     assert said.count("Partie terminée. Victoire : Bob.") == 1, said
