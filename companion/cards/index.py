@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from companion.cards.search import SearchIndex
 
 log = logging.getLogger(__name__)
-FORMAT = 15  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
+FORMAT = 16  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
 
 
 def index_path() -> Path:
@@ -104,10 +104,10 @@ def _read(db_path: Path, keys: dict[str, str]) -> tuple[Catalog, dict[str, Store
             row = db.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()
             if not row or row[0] != str(FORMAT):
                 return result, rows
-            current = {game: (key, lang) for game, key, lang in db.execute("SELECT game, key, lang FROM cards")}
+            current = dict(db.execute("SELECT game, key FROM cards"))
             for game_id, key in keys.items():
-                if current.get(game_id, ("", ""))[0] != key:
-                    continue
+                if current.get(game_id) != key:
+                    continue  # a game changed, or new: built again
                 try:
                     stored = _stored(db, game_id)
                     if _decode(result, game_id, stored):
