@@ -5,6 +5,7 @@ display; the other games still load."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,10 +73,12 @@ def units(cardmap: Path, overlay: Path | None, user_games: Path | None = None) -
 
 def unit_files(game_id: str, folder: Path | None, overlay: Path | None) -> list[Path]:
     """The files one part of the catalog is read from (its card source's aside): its folder's
-    YAML files and its overlay file, present or not."""
+    YAML files and its overlay file when there is one (a dangling link too). An absent one is
+    not named: homes without cards of their own share one card index (``COMPANION_CACHE``)."""
     files = sorted(folder.glob("*.yaml")) if folder is not None else []
-    if overlay is not None:
-        files.append(overlay / f"{game_id}.yaml")
+    own = overlay / f"{game_id}.yaml" if overlay is not None else None
+    if own is not None and os.path.lexists(own):
+        files.append(own)
     return files
 
 

@@ -145,3 +145,11 @@ def test_a_game_removed_or_broken_leaves_the_others_stored(games: Path) -> None:
     gone, rebuilt, built = load_reporting(games)
     assert not rebuilt and built == [] and list(gone.games) == ["ascension", GAME] and not gone.errors
     assert gone.cards == {g: c for g, c in first.cards.items() if g != "astral"}
+
+
+def test_homes_without_cards_of_their_own_share_the_index(games: Path, tmp_path: Path) -> None:
+    """Several homes may share one card index (``COMPANION_CACHE``): a home with no overlay file
+    of a game takes that game's row as another such home stored it."""
+    index.load(games, overlay=tmp_path / "one" / "cards")
+    _, rebuilt = index.load(games, overlay=tmp_path / "other" / "cards")
+    assert not rebuilt
