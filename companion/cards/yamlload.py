@@ -111,6 +111,10 @@ _constructor = yaml.constructor.SafeConstructor()
 
 def _scalar(node: yaml.ScalarNode) -> Any:
     value = _constructor.construct_object(node, deep=True)
+    # construct_object remembers each node it built (for aliases, which we refuse); only
+    # construct_document forgets them. Forgotten here, or every scalar of every file ever read
+    # stays alive with its marks: 40 MB more after a start that rebuilt the card index.
+    _constructor.constructed_objects.pop(node, None)
     if isinstance(value, str) and not value.isprintable() and not is_printable(value):
         # A double-quoted "\e[2J" is valid YAML: a shared card file must not reach a terminal,
         # a label or the voice with it.

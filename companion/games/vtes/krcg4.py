@@ -45,6 +45,14 @@ def load(lists: Path | None) -> Any:
         return vtes.VTES
 
 
+def release() -> None:
+    """Empty krcg's global card map (the next ``load`` fills it again)."""
+    from krcg import vtes
+
+    with _lock:
+        vtes.VTES.clear()
+
+
 def bundled_folder() -> Path:
     """Where krcg 4 keeps its bundled lists (its top-level ``cards`` package)."""
     import cards
