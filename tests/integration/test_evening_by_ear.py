@@ -12,6 +12,7 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -176,8 +177,25 @@ TYPED = {"vtes": "Bob, dix.", "ascension": "Ann, cinq.", "res-arcana": "Ann, deu
          "astral": "Bob, trois."}
 
 
+@pytest.fixture(scope="module")
+def whole_game_by_ear(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], list[str]]:
+    """Everything said in a whole game of each game's script, the game played once for the
+    module: the tests below only read what was said (each run is the same: same script, same seed)."""
+    from tests.speech_measure import play_by_ear
+
+    heard: dict[str, list[str]] = {}
+
+    def said(game: str) -> list[str]:
+        if game not in heard:
+            heard[game] = [text for _v, text in play_by_ear(game, tmp_path_factory.mktemp(game))]
+        return list(heard[game])
+
+    return said
+
+
 @pytest.mark.parametrize("game", list(BEFORE_WORDS))
-def test_a_whole_game_by_ear_follows_the_speech_design(tmp_path: Path, game: str) -> None:
+def test_a_whole_game_by_ear_follows_the_speech_design(tmp_path: Path, game: str,
+                                                     whole_game_by_ear: Callable[[str], list[str]]) -> None:
     """docs/speech.md on a whole game: the opening first; each turn once, with its round on the
     round's first turn; each phase by its name, its reminder only the first time it comes, no
     name for the phase a turn opens in, nothing for a phase in which nothing can happen; a change
@@ -187,7 +205,7 @@ def test_a_whole_game_by_ear_follows_the_speech_design(tmp_path: Path, game: str
     from companion.table.data import load_table
     from tests.speech_measure import play_by_ear
 
-    said = [text for _v, text in play_by_ear(game, tmp_path)]
+    said = whole_game_by_ear(game)
     assert said[0].startswith("Partie numéro un :"), said[:3]
     data = load_table(game)
     reminders = {ear(p.remind("fr"), "fr", game) for p in data.phases if p.remind("fr")}
@@ -217,12 +235,10 @@ def test_a_whole_game_by_ear_follows_the_speech_design(tmp_path: Path, game: str
     assert len(asked) == 2 and asked[0] == asked[1], again[:8]
 
 
-def test_the_whole_evening_by_ear_is_about_half_the_words_of_before(tmp_path: Path) -> None:
+def test_the_whole_evening_by_ear_is_about_half_the_words_of_before(
+        whole_game_by_ear: Callable[[str], list[str]]) -> None:
     """The five games' words together, before the design 3,510; now at most 0.53 of them."""
-    from tests.speech_measure import play_by_ear
-
     total = 0
     for game in BEFORE_WORDS:
-        (tmp_path / game).mkdir()
-        total += sum(len(text.split()) for _v, text in play_by_ear(game, tmp_path / game))
+        total += sum(len(text.split()) for text in whole_game_by_ear(game))
     assert total <= sum(BEFORE_WORDS.values()) * 0.53, total
