@@ -180,18 +180,14 @@ TYPED = {"vtes": "Bob, dix.", "ascension": "Ann, cinq.", "res-arcana": "Ann, deu
 
 
 @pytest.fixture(scope="module")
-def whole_game_by_ear(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., list[str]]:
+def whole_game_by_ear() -> Callable[..., list[str]]:
     """Everything said in a whole game of each game's script in a language, the game played once
-    for the module: the tests below only read what was said (each run is the same: same script,
-    same seed)."""
-    from tests.speech_measure import play_by_ear
-
-    heard: dict[tuple[str, str], list[str]] = {}
+    for the session (tests.speech_measure.play_by_ear_once): the tests below only read what was
+    said (each run is the same: same script, same seed, a fresh journal)."""
+    from tests.speech_measure import play_by_ear_once
 
     def said(game: str, lang: str = "fr") -> list[str]:
-        if (game, lang) not in heard:
-            heard[game, lang] = [text for _v, text in play_by_ear(game, tmp_path_factory.mktemp(game), lang)]
-        return list(heard[game, lang])
+        return [text for _v, text in play_by_ear_once(game, lang)]
 
     return said
 
