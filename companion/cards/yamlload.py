@@ -125,6 +125,11 @@ def _scalar(node: yaml.ScalarNode) -> Any:
 def load_file(path: Path, display: str | None = None) -> Any:
     """Parse one YAML file into LDict/LList/scalars; errors become DataError with a line."""
     shown = display or str(path)
+    return load_text(read_file(path, shown), shown)
+
+
+def read_file(path: Path, shown: str) -> str:
+    """The text of a data file, as ``load_file`` reads it; errors become DataError."""
     from companion import userfiles
 
     try:
@@ -139,7 +144,7 @@ def load_file(path: Path, display: str | None = None) -> Any:
         raise DataError(shown, 0, "", exc.reason()) from None
     except OSError as exc:
         raise DataError(shown, 0, "", t("data.cannot_read", why=exc.strerror or exc)) from None
-    return load_text(text, shown)
+    return text
 
 
 def load_text(text: str, shown: str) -> Any:
