@@ -50,6 +50,9 @@ def reports(tmp_path_factory) -> dict[str, dict[str, dict]]:
     scales = {scale: [size for size, s in SIZES if s == scale] for _size, scale in SIZES}
     found: dict[str, dict[str, dict]] = {}
     children = {}
+    # Kivy makes its home folder on import unless it exists: two children started at once raced
+    # to make it (FileExistsError) when this process had not imported Kivy yet.
+    Path(env["KIVY_HOME"]).mkdir(parents=True, exist_ok=True)
     try:
         for scale, sizes in scales.items():
             command = [sys.executable, "-m", "companion.ui.screenshots", str(out / f"{scale}"), ",".join(sizes),
