@@ -64,6 +64,48 @@ def assert_not_blank(path: Path) -> None:
     assert colours.most_common(1)[0][1] / sum(colours.values()) < 0.95, f"{path.name}: one colour covers it"
 
 
+def assert_drawn_whole(root, shot: Path) -> None:
+    """The window's picture is, region by region, what the app's widgets draw: drawn again into a
+    buffer of their own (``export_to_png``, whatever the window's GL surface) and compared with the
+    screenshot in a 4 x 4 grid of regions, the top-right one included. An offscreen window made
+    smaller than a size draws only its first corner: the rest of the screenshot is black or
+    garbage, and the regions there differ from the widgets' picture."""
+    window_pixels = read_png(shot)
+    drawn_path = shot.with_name(shot.stem + "-widgets.png")
+    root.export_to_png(str(drawn_path))
+    drawn = read_png(drawn_path)
+    width, height = window_pixels.width, window_pixels.height
+    assert (drawn.width, drawn.height) == (width, height), "the app's root fills the window"
+    columns = rows = 4
+    for row in range(rows):
+        for column in range(columns):
+            x0, x1 = column * width // columns, (column + 1) * width // columns
+            y0, y1 = row * height // rows, (row + 1) * height // rows
+            seen = differ = 0
+            for y in range(y0, y1, 3):
+                for x in range(x0, x1, 3):
+                    seen += 1
+                    differ += not _matches(window_pixels, drawn, x, y)
+            # a blinking text cursor may differ between the two pictures: a few pixels, not a region
+            assert differ <= seen * 0.02, (
+                f"{shot.name}: region x {x0}-{x1}, y {y0}-{y1} from the top is not what the widgets draw "
+                f"({differ} of {seen} pixels differ): the window drew only part of the screen")
+
+
+def _matches(one, other, x: int, y: int, tolerance: int = 12) -> bool:
+    """The same colour at (x, y) in both pictures, or one pixel away: the window and a buffer place
+    a one-pixel line on either side of a half-pixel edge."""
+    def same(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
+        return max(abs(a[0] - b[0]), abs(a[1] - b[1]), abs(a[2] - b[2])) <= tolerance
+
+    here, there = one.at(x, y), other.at(x, y)
+    if same(here, there):
+        return True
+    near = [(x + dx, y + dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)
+            if 0 <= x + dx < one.width and 0 <= y + dy < one.height]
+    return any(same(here, other.at(*p)) for p in near) or any(same(there, one.at(*p)) for p in near)
+
+
 def assert_nothing_clipped(screen) -> None:
     """Every text of the screen shown fits its label: no line wider, no texture taller or wider."""
     from kivy.uix.label import Label
@@ -137,6 +179,7 @@ def test_each_screen_renders_whole_at(size, window, demo, tmp_path):
         pixels = read_png(path)
         assert (pixels.width, pixels.height) == size
         assert_not_blank(path)
+        assert_drawn_whole(demo.root, path)
         assert_nothing_clipped(screen)
     deck = demo.root.get_screen("deck")
     assert deck.summary.startswith("Crypte : 3 · Bibliothèque : 7"), deck.summary
