@@ -155,16 +155,32 @@ if importlib.util.find_spec("xdist") is not None:
         return ByFileUiTogether(config, log)
 
 
+# The largest window any UI test asks for (1280x800; 480x800 is as tall). Offscreen, Kivy's GL
+# surface keeps the size the window was made at: a window made at 800x480 and then enlarged draws
+# only its bottom-left 800x480, the rest of a screenshot black or garbage. So the window is made
+# this large once and resized for each test; a test needing more must raise this.
+LARGEST_WINDOW = (1280, 800)
+
+
 @pytest.fixture(scope="module")
 def window():
-    """The one real Kivy window (offscreen SDL), 800x480 like the Raspberry Pi's 7" display.
-    Kivy is imported only by the tests that ask for it."""
-    from companion.ui.app import configure_window
+    """The one real Kivy window (offscreen SDL), handed out at 800x480 like the Raspberry Pi's 7"
+    display; made at LARGEST_WINDOW, so that a test may resize it up to that and still have every
+    pixel drawn. Kivy is imported only by the tests that ask for it."""
+    from companion.ui.app import DEFAULT_WINDOW, configure_window
 
     configure_window()
+    from kivy.config import Config
+
+    # Set here, not through COMPANION_WINDOW: the tests' child processes inherit the environment.
+    Config.set("graphics", "width", str(LARGEST_WINDOW[0]))
+    Config.set("graphics", "height", str(LARGEST_WINDOW[1]))
     from kivy.base import EventLoop
 
     EventLoop.ensure_window()
     from kivy.core.window import Window
 
+    Window.size = DEFAULT_WINDOW
+    for _ in range(2):  # laid out at that size before the first test looks
+        EventLoop.idle()
     return Window
