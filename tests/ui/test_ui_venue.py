@@ -53,10 +53,13 @@ class Window:
     """The whole app as it starts (CompanionApp, its keys on the Window) over a real journal."""
 
     def __init__(self, window, tmp_path: Path) -> None:
+        from kivy.app import App
+
         from companion.play.runtime import Runtime
         from companion.ui.app import CompanionApp
 
         self.window = window
+        self.before = App.get_running_app()  # Kivy makes the last App made "the running app"
         self.runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr")
         self.app = CompanionApp(reader_path="sim", runtime=self.runtime)
         self.app.load_config()
@@ -92,8 +95,13 @@ class Window:
         self.press(*text)
 
     def close(self) -> None:
+        from kivy.app import App
+
         self.app.on_stop()
         self.window.remove_widget(self.app.root)
+        # As Kivy's App.stop does after on_stop: the screens tested next in this process (the Enroll
+        # screen's card, the Settings panel's config) must not find this stopped app and its root.
+        App._running_app = self.before
         frames(1)
 
 
