@@ -82,6 +82,7 @@ class Console:
         self.talk = Talk(self.session, runtime.announcer, runtime.voice, runtime.library)
         self.talk.start_game = lambda game, names: open_game(runtime, lambda: self.session.new_game(
             game, names, source="key"))
+        self.talk.resume_game = lambda number: open_game(runtime, lambda: self.session.resume(number, source="key"))
         # Prompts, readings and help said by the keys are written too (a braille display, a
         # screen reader); the table's results are written from the results themselves.
         runtime.announcer.echo = self._write_lines

@@ -13,9 +13,11 @@ from companion.play.runtime import Runtime
 from companion.web.server import PhoneServer
 
 
-def served_table(tmp_path: Path, cards: bool = True) -> Iterator[tuple[Runtime, PhoneServer]]:
-    """For a fixture: ``yield from served_table(tmp_path)``; stopped and closed after the test."""
-    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+def served_table(tmp_path: Path, cards: bool = True, library: Any = None) -> Iterator[tuple[Runtime, PhoneServer]]:
+    """For a fixture: ``yield from served_table(tmp_path)``; stopped and closed after the test.
+    ``library``: the session's (the ``card_library`` fixture), so that a test does not read the
+    card index and its search again (a second of CPU each) for a server that only reads cards."""
+    runtime = Runtime(library=library, journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
     if cards:
         runtime.load_cards()
     assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok

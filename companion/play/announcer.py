@@ -224,6 +224,10 @@ class Announcer:
         once, changed, tells = game_once(gid), game_changed(gid), game_tells(gid)
         level = self.verbosity()
         own = _typed_change(result)
+        # a game's short forms of the notes of a command the player typed or pressed themselves
+        # (game.yaml speech: typed: verb: {note: template}): "Anson, sept." for "blood 1 Anson -1"
+        typed = {} if getattr(result.intent, "source", "") == "scan" else \
+            ((game_words(lang, gid).get("typed") or {}).get(verb) or {})
         note_at = -1  # where the last note's sentence is in ``texts``
         told: str | None = None  # the seat whose next change a note of this result said (game.yaml tells)
         for key, values in result.notes:
@@ -253,6 +257,8 @@ class Announcer:
                     continue
                 self._reminded.add((gid, key))
             text = self.note_text(key, values, game)
+            if key in typed:  # the player's own command: they know what and by how much (docs/speech.md)
+                text = self.note_text(key, values, game, typed[key])
             again = (game_words(lang, gid).get("again") or {}).get(key)
             if again:  # the whole sentence the first time in a game, then its short form
                 if (gid, "@again", key) in self._reminded and level != "full":
@@ -383,14 +389,22 @@ class Announcer:
                                change.value, self.lang, game_id)
         return " ".join(u.text for u in spoken)
 
-    def note_text(self, key: str, values: dict[str, Any], game: Any) -> str:
+    def note_text(self, key: str, values: dict[str, Any], game: Any, template: str | None = None) -> str:
+        """A note of the engine as said: its short spoken form (table_phrases.yaml notes, the
+        game's own), or ``template``, or as written, numbers spelled out."""
         lang = self.lang
         table_data = game.data if game is not None else None
         gid = table_data.id if table_data is not None else ""
         resolved = _resolve(table_data, values, lang)
         notes = {**(_phrases().get(lang) or _phrases()["fr"])["notes"], **(game_words(lang, gid).get("notes") or {})}
+        if template is not None:
+            notes[key] = template
         if key in notes:
-            return _fill(notes[key], resolved, lang) if notes[key] else ""
+            if not notes[key]:
+                return ""
+            text = _fill(notes[key], resolved, lang)
+            # a value written with its digits ("Ann 5 points, Bob 1 point"): said as words too
+            return ear(text, lang, gid) if any(c.isdigit() for c in text) else text
         return ear(t(key, lang, **resolved), lang, gid)
 
     def _remember(self, result: Any, game: Any) -> None:

@@ -4,8 +4,9 @@ screen: ``aide`` (the command words of this game, short first, ``plus`` for more
 ``verbosité court``, ``rappel`` (the reminder of the phase the game is in), ``place`` (or
 ``place 2``) and ``table`` (short or full readings), ``qui joue``, ``score``, ``répète``,
 ``précédent`` / ``après`` (the last messages), ``carte`` (the last card again), and with no
-game ``partie <jeu> Ann Bob``. Also a player's own words for table commands (``fin de tour``,
-``pile ou face``: aliases) and the suggestion of a command word close to a typo.
+game ``partie <jeu> Ann Bob`` and ``reprendre 1`` (a saved game, as the goodbye says). Also a
+player's own words for table commands (``fin de tour``, ``pile ou face``: aliases) and the
+suggestion of a command word close to a typo.
 
 Every front end binds it the same way: the console hands it each typed line before the game
 does; the words are data (talk.yaml), the sentences are in the translation table (talk.*).
@@ -121,6 +122,7 @@ class Talk:
         self.more: list[str] = []  # what ``plus`` says next, one chunk at a time
         # How the front end starts a game (its opening said first); None: the session's own.
         self.start_game: Any = None
+        self.resume_game: Any = None  # and how it resumes one, by its number
 
     @property
     def lang(self) -> str:
@@ -144,6 +146,8 @@ class Talk:
             return True
         if kind == "game":
             return self.session.game is None and bool(rest) and self._start(rest)
+        if kind == "resume":  # "reprendre 1": with no game only (a game takes its own words)
+            return self.session.game is None and len(rest) == 1 and rest[0].isdigit() and self._resume(int(rest[0]))
         if kind in ("seat", "table") and rest and verbosity_of(rest[0]) is None:
             return False  # "place 2 ..." or a card named "Table Rase" are not a reading
         if kind == "card" and rest:
@@ -303,6 +307,14 @@ class Talk:
             self.start_game(game, names)
         else:
             self.session.new_game(game, names, source="key")
+        return True
+
+    def _resume(self, number: int) -> bool:
+        """``reprendre 1``: a saved game goes on, when none is on the table."""
+        if self.resume_game is not None:
+            self.resume_game(number)
+        else:
+            self.session.resume(number, source="key")
         return True
 
     def _table(self, rest: list[str]) -> None:

@@ -167,9 +167,10 @@ def written_card(card: Card, games: Callable[[str], Any] | None, lang: str) -> t
 
 @functools.cache
 def _symbol_nouns(lang: str) -> re.Pattern[str] | None:
-    """The nouns a symbol is said as ("✦" → "étoile"), after a number: their count agrees."""
-    nouns = {new.strip() for _old, new in data(lang)["text"]["replace"]
-             if re.fullmatch(r"\s*[^\W\d_]+\s*", new) and new.strip().islower()}
+    """The nouns a symbol is said as ("✦" → "étoile"), after a number: their count agrees. Only
+    those phrases.yaml lists as counted: "&" said "et" or "/" said "ou" are no nouns ("4 et 1
+    point", never "quatre ets")."""
+    nouns = {x.strip() for x in data(lang)["text"].get("counted") or []}
     if not nouns:
         return None
     return re.compile(r"(?<![\w.,])(\d+)(\s+)(" + "|".join(sorted(map(re.escape, nouns))) + r")(?!\w)")

@@ -140,6 +140,16 @@ class Events:
         return got
 
 
+def until(condition, what: str, timeout: float = 5.0) -> None:
+    """Wait for ``condition`` (something the reader thread does and tells no one) rather than for
+    a fixed time that a loaded machine may not honour."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {timeout} s")
+        time.sleep(0.005)
+
+
 @pytest.fixture
 def link(tmp_path: Path) -> Path:
     return tmp_path / "usb-tablecompanion-hub-if00"
@@ -320,8 +330,10 @@ def test_loop_port_events_and_reader_errors(started) -> None:
     reader.port.write(format_line("ERR 2 read crc error") + format_line("ERR 0 overheat"))
     unreadable = events.next("unreadable")
     assert (unreadable.seat, unreadable.detail) == (2, "crc error")
+    until(lambda: 0 in reader.stats.last_error, "ERR 0 read")  # it makes no event to wait for
+    lines = reader.stats.lines
     reader.port.write(format_line("BEAT 1"))
-    time.sleep(0.2)
+    until(lambda: reader.stats.lines > lines, "BEAT read")
     assert reader.stats.errors == 2 and reader.stats.last_error == {2: "read", 0: "overheat"}
     assert reader.cards() == {1: UID_C}
 

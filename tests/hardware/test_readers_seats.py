@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -38,12 +37,13 @@ def test_two_readers_two_seats_one_console() -> None:
              "--reader", f"{left.path}@1", "--reader", f"{right.path}@2"],
             cwd=ROOT, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            time.sleep(1.5)  # both readers polling
+            # A card laid before its reader polls waits there to be read. The left card is laid only
+            # once the right one's line is out, so the order is the test's, never the scheduler's.
             right.lay("04000000000022", ndef_message_bytes=text_message("vtes:100518"))
-            time.sleep(1.0)
+            first = proc.stdout.readline()
             left.lay("04000000000011", ndef_message_bytes=text_message("vtes:100845"))
             out, err = proc.communicate(timeout=30)
         finally:
             proc.kill()
-    scans = [json.loads(line) for line in out.splitlines()]
+    scans = [json.loads(line) for line in (first + out).splitlines()]
     assert [(s["name"], s["seat"]) for s in scans] == [("Deflection", 2), ("Govern the Unaligned", 1)], err

@@ -41,14 +41,16 @@ def test_res_arcana_says_each_real_total_and_the_tie_break(tmp_path: Path) -> No
     # counting twice (6), and Bob 2 more gold (10): Bob wins the tie-break.
     lines = ["points 1 +10", "points 2 +9", "or 2 +2", "next", "pass", "pass", "next", "status"]
     out, said = console(tmp_path, lines, "--game", "res-arcana", "--players", "Ann,Bob", "--seed", "1")
-    assert ("Contrôle de victoire : Ann dix points, Bob dix points, tuile premier joueur comprise."
-            in said), said
+    # the phase's name (and its reminder, the first time), then the totals, not the name again
+    at = said.index("Contrôle de victoire.")
+    assert said[at + 2] == "Ann dix points, Bob dix points, tuile premier joueur comprise.", said[at:]
+    assert not any(x.startswith("Contrôle de victoire :") for x in said), said
     assert ("Égalité à dix points : l'emporte qui a le plus d'essences en réserve, l'or comptant double. "
             "Bob dix, Ann six." in said), said
     assert said.count("Partie terminée. Victoire : Bob.") == 1, said
     # the status gives Bob's real total, not only the nine points of the counter
-    assert any(x.startswith("deux. Bob") and "total dix points de victoire" in x for x in said), said
-    assert "total 10 points de victoire" in out
+    assert any(x.startswith("deux. Bob") and "points de victoire neuf [" in x and "total dix]" in x for x in said), said
+    assert "total 10]" in out
 
 
 def test_res_arcana_a_tie_that_stays_is_shared(tmp_path: Path) -> None:
@@ -89,5 +91,6 @@ def test_ascension_explains_its_tie_break(tmp_path: Path) -> None:
     _out, said = console(tmp_path, lines, "--game", "ascension", "--players", "Ann,Bob", "--seed", "1")
     final = next(i for i, x in enumerate(said) if x.startswith("Fin de partie."))
     assert "Victoire : Ann." in said[final], said[final]
-    assert said[final + 1] == ("Égalité à trente : l'emporte qui a joué le plus tard dans l'ordre du tour, "
-                               "Ann."), said[final:]
+    # the tie-break after the tied totals and the winner: only why that one wins; then the card honor
+    assert said[final + 1] == "Égalité : l'emporte qui a joué le plus tard dans l'ordre du tour.", said[final:]
+    assert said[final + 2] == "Entrez l'honneur des cartes de chacun : « cartes N égale X ».", said[final:]

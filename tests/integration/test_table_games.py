@@ -100,7 +100,7 @@ def test_rise_full_game(tmp_path: Path) -> None:
     err = proc.stderr
     assert "Ann commence avec 6 cartes et 2 pièces" in err and "Bob commence avec 4 cartes et 1 pièce." in err
     assert "Phase : Première phase d'invocation" in err.split("Journal :")[0]  # the first player starts at phase 3
-    assert "Refusé : Bob doit d'abord choisir sa restauration" in err
+    assert "Refusé : Bob choisit d'abord : « restauration 2 »" in err
     assert "Lancer de pièce : Succès" in err or "Lancer de pièce : Échec" in err
 
 

@@ -21,8 +21,8 @@ pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.fixture
-def table(tmp_path: Path):
-    yield from served_table(tmp_path)
+def table(tmp_path: Path, card_library):
+    yield from served_table(tmp_path, library=card_library)
 
 
 SEEN: dict[int, list[str]] = {}  # every message each socket received, to look for leaks
@@ -202,10 +202,10 @@ def test_a_revoked_phone_is_cut_off_and_its_token_dead(table) -> None:
 
 
 @pytest.mark.slow
-def test_twenty_phones_lose_nothing_and_keep_the_order(tmp_path: Path) -> None:
+def test_twenty_phones_lose_nothing_and_keep_the_order(tmp_path: Path, card_library) -> None:
     """20 phones (10 per seat), 2000 changes over loopback: every one durable, in the order each
     phone sent them, and the replayed journal agrees."""
-    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+    runtime = Runtime(library=card_library, journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
     assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok
     server = PhoneServer(runtime, port=0, rate=1e6, burst=1e6)  # ten phones share a seat here
     server.start()
@@ -250,8 +250,8 @@ def test_twenty_phones_lose_nothing_and_keep_the_order(tmp_path: Path) -> None:
     assert [s["counters"]["pool"] for s in replayed] == [30 + 10 * per_phone] * 2
 
 
-def test_a_phone_that_floods_is_slowed_down_and_changes_nothing_more(tmp_path: Path) -> None:
-    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+def test_a_phone_that_floods_is_slowed_down_and_changes_nothing_more(tmp_path: Path, card_library) -> None:
+    runtime = Runtime(library=card_library, journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
     assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok
     server = PhoneServer(runtime, port=0, rate=0.001, burst=3)
     server.start()

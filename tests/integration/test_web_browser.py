@@ -28,8 +28,8 @@ def browser():
 
 
 @pytest.fixture
-def table(tmp_path: Path):
-    yield from served_table(tmp_path)
+def table(tmp_path: Path, card_library):
+    yield from served_table(tmp_path, library=card_library)
 
 
 def phone(browser, url: str, lang: str = "fr"):

@@ -18,8 +18,8 @@ pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.fixture
-def table(tmp_path: Path):
-    yield from served_table(tmp_path)
+def table(tmp_path: Path, card_library):
+    yield from served_table(tmp_path, library=card_library)
 
 
 async def next_of(ws: aiohttp.ClientWebSocketResponse, kind: str, timeout: float = 10) -> dict:
@@ -80,8 +80,8 @@ def test_a_state_carries_only_the_seats_own_actions_and_only_when_they_change(ta
     assert any("actions" in m["table"] for m in got_a + got_b)
 
 
-def test_a_name_with_a_lone_surrogate_is_refused_in_words_and_the_journal_goes_on(tmp_path: Path) -> None:
-    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+def test_a_name_with_a_lone_surrogate_is_refused_in_words_and_the_journal_goes_on(tmp_path: Path, card_library) -> None:
+    runtime = Runtime(library=card_library, journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
     try:
         result = runtime.session.new_game("vtes", ["Ann", "Bo\ud800b"], seed=1)
         assert not result.ok
@@ -94,8 +94,10 @@ def test_a_name_with_a_lone_surrogate_is_refused_in_words_and_the_journal_goes_o
         runtime.close()
 
 
-def test_a_flooder_that_reconnects_finds_its_budget_spent_and_an_honest_phone_keeps_its_feed(tmp_path: Path) -> None:
-    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+def test_a_flooder_that_reconnects_finds_its_budget_spent_and_an_honest_phone_keeps_its_feed(
+        tmp_path: Path, card_library
+) -> None:
+    runtime = Runtime(library=card_library, journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
     assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok
     server = PhoneServer(runtime, port=0, rate=1, burst=20)
     server.start()
@@ -158,13 +160,13 @@ def test_the_remembered_budgets_are_bounded() -> None:
     assert budgets.of("10.0.0.11", "b") is budgets.of("10.0.0.11", "b")
 
 
-def test_a_judge_is_called_from_a_phone_only_when_the_table_is_joined_to_a_venue(tmp_path: Path) -> None:
+def test_a_judge_is_called_from_a_phone_only_when_the_table_is_joined_to_a_venue(tmp_path: Path, card_library) -> None:
     """The console's ``juge`` as a seat action: offered only with a venue link, and the call goes
     into the link's outbox for the hub (here with no broker: a table plays on offline, the outbox
     on the disk keeps the call until the hub acknowledges it)."""
     from companion.venue.link import TableLink, VenueAddress
 
-    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+    runtime = Runtime(library=card_library, journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
     assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok
     server = PhoneServer(runtime, port=0)
     server.start()

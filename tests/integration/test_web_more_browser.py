@@ -25,10 +25,12 @@ def browser():
     yield from chromium()
 
 
-def test_a_card_paid_in_essences_of_your_choice_is_chosen_and_applied_on_the_phone(browser, tmp_path: Path) -> None:
+def test_a_card_paid_in_essences_of_your_choice_is_chosen_and_applied_on_the_phone(
+        browser, tmp_path: Path, card_library
+) -> None:
     from playwright.sync_api import expect
 
-    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+    runtime = Runtime(library=card_library, journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
     runtime.load_cards()
     assert runtime.session.new_game("res-arcana", ["Ann", "Bob"], seed=1).ok
     server = PhoneServer(runtime, port=0)
@@ -69,7 +71,7 @@ def test_a_card_paid_in_essences_of_your_choice_is_chosen_and_applied_on_the_pho
         runtime.close()
 
 
-def test_the_seat_page_over_https_in_chromium_gets_its_feed_by_wss(browser, tmp_path: Path) -> None:
+def test_the_seat_page_over_https_in_chromium_gets_its_feed_by_wss(browser, tmp_path: Path, card_library) -> None:
     """``--cert``/``--key`` as a venue would serve them (here a throwaway CA's, by trustme):
     Chromium loads the page over https and its socket is wss (a mixed ws:// would be blocked)."""
     import ssl
@@ -81,7 +83,7 @@ def test_the_seat_page_over_https_in_chromium_gets_its_feed_by_wss(browser, tmp_
     cert = ca.issue_cert("127.0.0.1", "localhost")
     context_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     cert.configure_cert(context_tls)
-    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+    runtime = Runtime(library=card_library, journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
     runtime.load_cards()
     assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok
     server = PhoneServer(runtime, port=0, ssl_context=context_tls)
@@ -107,12 +109,12 @@ def test_the_seat_page_over_https_in_chromium_gets_its_feed_by_wss(browser, tmp_
         runtime.close()
 
 
-def test_the_judge_button_on_the_phone_calls_the_venue(browser, tmp_path: Path) -> None:
+def test_the_judge_button_on_the_phone_calls_the_venue(browser, tmp_path: Path, card_library) -> None:
     from playwright.sync_api import expect
 
     from companion.venue.link import TableLink, VenueAddress
 
-    runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
+    runtime = Runtime(library=card_library, journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
     assert runtime.session.new_game("vtes", ["Ann", "Bob"], seed=1).ok
     link = TableLink(runtime.session, VenueAddress.parse("mqtt://table-2:pw@127.0.0.1:9/night", 2),
                      outbox_path=tmp_path / "outbox.sqlite3").start()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
@@ -21,8 +22,9 @@ from tests.web_helpers import run
 pytestmark = pytest.mark.timeout(120)
 
 
-def serve(tmp_path: Path, game: str) -> tuple[Runtime, PhoneServer]:
-    runtime = Runtime(journal_path=tmp_path / f"{game}.sqlite3", lang="fr", speak=False)
+def serve(tmp_path: Path, game: str, library: Any) -> tuple[Runtime, PhoneServer]:
+    """A table of ``game`` served on loopback, its cards from the session's library (read once)."""
+    runtime = Runtime(library=library, journal_path=tmp_path / f"{game}.sqlite3", lang="fr", speak=False)
     runtime.load_cards()
     assert runtime.session.new_game(game, ["Ann", "Bob"], seed=1, first="Ann").ok
     server = PhoneServer(runtime, port=0)
@@ -35,9 +37,9 @@ async def call(http: aiohttp.ClientSession, server: PhoneServer, token: str, pat
         return await r.json()
 
 
-def test_the_phone_offers_the_table_screens_seat_actions_in_every_game(tmp_path: Path) -> None:
+def test_the_phone_offers_the_table_screens_seat_actions_in_every_game(tmp_path: Path, card_library) -> None:
     for game in ("vtes", "ascension", "res-arcana", "rise", "astral"):
-        runtime, server = serve(tmp_path, game)
+        runtime, server = serve(tmp_path, game, card_library)
         try:
             table = server.public_table()
             g = runtime.session.game
@@ -49,9 +51,9 @@ def test_the_phone_offers_the_table_screens_seat_actions_in_every_game(tmp_path:
             runtime.close()
 
 
-def test_rise_restoration_and_res_arcana_pass_from_the_phone(tmp_path: Path) -> None:
+def test_rise_restoration_and_res_arcana_pass_from_the_phone(tmp_path: Path, card_library) -> None:
     """Before: Rise stopped at Restoration ("restore 2" could not be sent) and Res Arcana had no pass."""
-    runtime, server = serve(tmp_path, "rise")
+    runtime, server = serve(tmp_path, "rise", card_library)
     tokens = {s["seat"]: s["token"] for s in server.invitations()["seats"]}
 
     async def rise() -> tuple[int, list[dict]]:
@@ -77,7 +79,7 @@ def test_rise_restoration_and_res_arcana_pass_from_the_phone(tmp_path: Path) -> 
         server.stop()
         runtime.close()
 
-    runtime, server = serve(tmp_path, "res-arcana")
+    runtime, server = serve(tmp_path, "res-arcana", card_library)
     ann, bob = (s["token"] for s in server.invitations()["seats"])
 
     async def arcana() -> tuple[dict, dict]:
@@ -99,8 +101,10 @@ def test_rise_restoration_and_res_arcana_pass_from_the_phone(tmp_path: Path) -> 
         runtime.close()
 
 
-def test_vtes_bleed_from_the_phone_checks_its_answers_and_refusals_stay_with_their_phone(tmp_path: Path) -> None:
-    runtime, server = serve(tmp_path, "vtes")
+def test_vtes_bleed_from_the_phone_checks_its_answers_and_refusals_stay_with_their_phone(
+        tmp_path: Path, card_library
+) -> None:
+    runtime, server = serve(tmp_path, "vtes", card_library)
     ann, bob = (s["token"] for s in server.invitations()["seats"])
 
     async def go() -> dict:
@@ -140,10 +144,10 @@ def test_vtes_bleed_from_the_phone_checks_its_answers_and_refusals_stay_with_the
         runtime.close()
 
 
-def test_a_card_read_on_a_seats_phone_is_proposed_there_and_shown_to_every_phone(tmp_path: Path) -> None:
+def test_a_card_read_on_a_seats_phone_is_proposed_there_and_shown_to_every_phone(tmp_path: Path, card_library) -> None:
     """Before: the proposal of a card read appeared on no phone and 'ok' was unknown there; a card
     shown to the table vanished from the phone and nobody saw it."""
-    runtime, server = serve(tmp_path, "res-arcana")
+    runtime, server = serve(tmp_path, "res-arcana", card_library)
     ann, bob = (s["token"] for s in server.invitations()["seats"])
     card = next(c for c in runtime.library.cards("res-arcana") if "artifact" in " ".join(c.types).lower())
 

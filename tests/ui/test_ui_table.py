@@ -468,7 +468,7 @@ def test_rise_by_touch(stage, tmp_path):
     assert table.panel(1).active
     act(stage, "next")  # restoration
     act(stage, "next")
-    last_refused(stage, "Bob doit d'abord choisir sa restauration")
+    last_refused(stage, "Bob choisit d'abord : « restauration 2 »")
     act(stage, "restore1", seat=1)  # 1 card and 2 coins, from Bob's menu
     assert counters(stage, 1)["coins"] == 3 == shown(stage, 1, "coins")
     act(stage, "toss")

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cards_index import warm_index
+
 pytestmark = pytest.mark.timeout(240)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,6 +79,7 @@ def test_the_window_loads_every_game_past_special_files_and_names_them(tmp_path:
     env = {**os.environ, "COMPANION_HOME": str(home), "PYTHONPATH": str(ROOT), "COMPANION_WINDOW": "800x480",
            "COMPANION_SPEECH": "silent", "SDL_VIDEODRIVER": "offscreen", "KIVY_NO_ARGS": "1"}
     env.pop("COMPANION_CACHE", None)  # the user's files in this home: its own card index
+    warm_index(home)  # from the session's: only the games of the special files are rebuilt
     proc = subprocess.Popen([sys.executable, "-c", DRIVER, str(report_path), lang], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

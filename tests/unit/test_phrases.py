@@ -171,6 +171,12 @@ def test_symbols_icons_and_numbers_become_words() -> None:
     assert for_the_ear("Gagne 2 ✦ et 1 PV.", "fr", "astral") == "Gagne deux étoiles et un point de vie."
     assert for_the_ear("Gagne 1 ✦.", "fr", "astral") == "Gagne une étoile."
     assert for_the_ear("Gain 3 ✦.", "en", "astral") == "Gain three stars."
+    # only a symbol's noun agrees with the number before it: "&", "→", "=" said as words
+    # do not ("4 et 1 point", never "quatre ets un point")
+    assert for_the_ear("4 et 1 point de réserve", "fr", "vtes") == "quatre et un point de réserve"
+    assert for_the_ear("2 & 3, 2 ou 3 cartes, 2 → 3, X = 2", "fr") == "deux et trois, deux ou trois cartes, " \
+        "deux donne trois, X égale deux"
+    assert for_the_ear("2 and 3, 2 & 3", "en") == "two and three, two and three"
 
 
 def test_no_digit_or_symbol_is_left_in_any_vtes_card(library: CardLibrary) -> None:

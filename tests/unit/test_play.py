@@ -19,8 +19,9 @@ pytestmark = pytest.mark.timeout(60)
 
 
 @pytest.fixture
-def runtime(tmp_path: Path):
-    rt = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr")
+def runtime(tmp_path: Path, card_library):
+    # The session's library: its cards and search are read once, not again for each test.
+    rt = Runtime(library=card_library, journal_path=tmp_path / "games.sqlite3", lang="fr")
     yield rt
     rt.close()
 
@@ -319,13 +320,12 @@ def test_private_cards_never_reach_the_journal_and_end_with_the_game(runtime, tm
 
 
 # --- scan to play in the core: a proposal waits for one confirmation ---------------------------
-def test_a_card_laid_proposes_and_only_a_confirmation_applies_it(tmp_path):
-    from companion.cards.library import CardLibrary
+def test_a_card_laid_proposes_and_only_a_confirmation_applies_it(tmp_path, card_library):
     from companion.play.session import Session
     from companion.readers.events import TagEvent
     from companion.tags.resolve import Scan
 
-    library = CardLibrary()
+    library = card_library
     session = Session(library, tmp_path / "games.sqlite3")
     heard: list = []
     session.subscribe("proposal", heard.append)

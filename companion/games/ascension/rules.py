@@ -89,13 +89,16 @@ class GameRules(Rules):
         if honor + delta < 0:
             ctx.refuse("table.refuse.not_enough", name=ctx.name(seat), counter="@c:honor", value=honor,
                        amount=-delta)
+        apart = 0  # honor beyond the pool, counted apart
         if delta > 0:
             from_pool = min(delta, pool)
             if from_pool:
                 self.set_value(ctx, None, "pool", pool - from_pool, quiet=True)
             if delta > from_pool:
-                self.set_value(ctx, None, "extra", extra + delta - from_pool, quiet=True)
-                ctx.note("table.ascension.extra", amount=delta - from_pool)
+                apart = delta - from_pool
+                self.set_value(ctx, None, "extra", extra + apart, quiet=True)
+                if s["last_round"]:  # the pool was said empty already (else: after it, below)
+                    ctx.note("table.ascension.extra", amount=apart)
         else:
             back = -delta
             to_extra = min(back, extra)  # give back what was counted apart first
@@ -104,14 +107,18 @@ class GameRules(Rules):
             if back > to_extra:
                 self.set_value(ctx, None, "pool", pool + back - to_extra, quiet=True)
         self.set_value(ctx, seat, "honor", honor + delta, quiet=quiet)
-        ctx.note("table.ascension.pool", value=s["shared"]["pool"])
-        if s["shared"]["pool"] == 0 and not s["last_round"]:
+        if s["shared"]["pool"] != 0 or s["last_round"]:
+            if s["shared"]["pool"] != pool:  # an empty pool is not said again at each gain
+                ctx.note("table.ascension.pool", value=s["shared"]["pool"])
+        else:  # emptied now: "La réserve d'honneur est vide : …" says it, once
             s["last_round"] = True
             last = self.last_of_round(s)
             if last == s["active"]:
                 ctx.note("table.ascension.pool_empty_last")
             else:
                 ctx.note("table.ascension.pool_empty", name=ctx.name(last))
+            if apart:  # the rest of the gain, after the empty pool was said
+                ctx.note("table.ascension.extra_after", amount=apart)
 
     def last_of_round(self, s: dict[str, Any]) -> int:
         """Who plays the round's last turn: the player before the first one in turn order (the
@@ -223,6 +230,8 @@ class GameRules(Rules):
         if not s.get("teams") and sum(1 for v in totals if v == best) > 1:
             # The rules' tie-break decided: said, so that a tie is not heard as a mistake.
             ctx.note("table.ascension.tie_break", points=best, winners=[ctx.name(w) for w in sorted(winners)])
+        if final:
+            ctx.note("table.ascension.card_honor")
 
     # -- reading --------------------------------------------------------------------------
 

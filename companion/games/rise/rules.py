@@ -78,9 +78,10 @@ class GameRules(Rules):
     def on_counter_changed(self, ctx: Ctx, seat: int | None, cid: str, old: int | None, new: int) -> None:
         if seat is None or cid not in self.summoners() or new != 0 or old == 0:
             return
-        ctx.note("table.rise.summoner_dead", name=ctx.name(seat), summoner=f"@c:{cid}")
         pv = [ctx.state["seats"][seat]["counters"][x] for x in self.summoners()]
-        if all(v == 0 for v in pv):
+        if not all(v == 0 for v in pv):  # both dead: "Les deux Invocateurs de Bob sont morts" says it
+            ctx.note("table.rise.summoner_dead", name=ctx.name(seat), summoner=f"@c:{cid}")
+        else:
             ctx.state["seats"][seat]["out"] = True
             ctx.note("table.rise.lost", name=ctx.name(seat))
             self.finish(ctx, [i for i in range(len(ctx.state["seats"])) if i != seat])

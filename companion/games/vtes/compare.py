@@ -46,7 +46,10 @@ class _Krcg:
         self.cards = self.load()
 
     def load(self) -> Any:
-        return self._backend.load(None)  # krcg's bundled lists, read by krcg's own loader
+        cards = self._backend.load(None)  # krcg's bundled lists, read by krcg's own loader
+        if self.major >= 5:
+            cards.index()  # krcg 5's search tries, which its own loaders build and the companion skips
+        return cards
 
     def text(self, query: str, limit: int | None = None) -> set[Any]:
         if self.major >= 5:

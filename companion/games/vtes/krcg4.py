@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from companion.games.vtes.common import CRYPT_TYPES, DeckEntry, make_card
+from companion.games.vtes.common import CRYPT_TYPES, DeckEntry, fast_yaml, make_card
 
 _lock = threading.Lock()  # krcg 4 keeps one global card map and reads module-level switches
 
@@ -19,6 +19,7 @@ def load(lists: Path | None) -> Any:
     from krcg import cards as kcards
     from krcg import vtes
 
+    fast_yaml(kcards)  # its rulings, read at every load
     with _lock:
         vtes.VTES.clear()
         if lists is None:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from companion.games.vtes.common import DeckEntry, make_card
+from companion.games.vtes.common import DeckEntry, fast_yaml, make_card
 
 _lock = threading.Lock()
 
@@ -72,13 +72,16 @@ def _from_folder(lists: Path) -> tuple[dict, dict]:
 def load(lists: Path | None) -> Any:
     from krcg import card_references, collections, rulings
 
+    fast_yaml(rulings)  # its rulings, read at every load
     with _lock:
         raw, sets = _from_folder(lists) if lists is not None else _bundled()
         cards = collections.CardDict(raw)
         cards.sets = sets
         rulings.load_local(cards)
         card_references.load(cards)
-        cards.index()
+        # Not cards.index(): krcg's own search tries (3.5 s of CPU here at every load, some 25 s
+        # on a Pi) serve its complete() and search(), which nothing here calls: the companion
+        # searches its own card index, and a deck is read by name lookups in the card map.
         return cards
 
 

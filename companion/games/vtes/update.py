@@ -112,14 +112,17 @@ def _check_archive(path: Path, code: str) -> None:
         raise UpdateError(_say("cards.vtes.update.missing", file=path.name, names=", ".join(sorted(missing))))
 
 
-def check(folder: Path) -> tuple[list[Any], dict[str, int]]:
+def check(folder: Path) -> tuple[list[Any], dict[str, int], dict[str, Any]]:
     """Read the lists with the installed krcg and compare them with the lists in use. Returns
-    the cards and, per language, how many have an official translation."""
+    the cards, per language how many have an official translation, and the cards in use by id."""
     from companion.games.vtes import cards as vtes
 
+    # The archives first: a bad download is refused before krcg reads any list (a second each
+    # on a Pi, for the lists in use and the new ones).
     for code in TRANSLATIONS:
         _check_archive(folder / TRANSLATIONS[code], code)
-    known = {c.id for c in vtes.iter_cards()}
+    old = {c.id: c for c in vtes.iter_cards()}
+    known = set(old)
     try:
         new = list(vtes.cards_of(vtes.read_lists(folder)))
     except Exception as exc:
@@ -133,7 +136,7 @@ def check(folder: Path) -> tuple[list[Any], dict[str, int]]:
     if known and kept < KEEP_SHARE * len(known):
         raise UpdateError(_say("cards.vtes.update.too_few", kept=kept, known=len(known)))
     translated = {code[:2]: sum(1 for c in new if code[:2] in (c.extra.get("i18n") or {})) for code in TRANSLATIONS}
-    return new, translated
+    return new, translated, old
 
 
 def update(mirror: str | None = None, timeout: float = 60.0) -> UpdateResult:
@@ -146,8 +149,7 @@ def update(mirror: str | None = None, timeout: float = 60.0) -> UpdateResult:
     try:
         for name, url in sources(mirror).items():
             _fetch(url, staging / name, timeout)
-        old = {c.id: c for c in vtes.iter_cards()}
-        new, translated = check(staging)
+        new, translated, old = check(staging)
         added = sum(1 for c in new if c.id not in old)
         changed = sum(1 for c in new if c.id in old and c.text != old[c.id].text)
         meta = {"fetched": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "source": mirror or "official",
