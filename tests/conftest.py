@@ -14,7 +14,6 @@ Under pytest-xdist (``make test`` runs ``-n auto --dist loadfile``) each test fi
 worker, and every test under tests/ui/ in one worker too: one Kivy window per process, built once.
 """
 
-import gc
 import importlib.util
 import os
 import subprocess
@@ -114,16 +113,7 @@ def card_library(card_index):
 
     library = CardLibrary()
     library.games  # noqa: B018  (load now, not inside the first test that asks)
-    _freeze_heap()
     return library
-
-
-def _freeze_heap() -> None:
-    """What the process holds for good now (modules, Kivy, the session's library) is kept out of
-    the cyclic collector's rounds: each full collection walked it all again, about a sixth of a
-    UI test's CPU. Collected first, so that no garbage is frozen with it."""
-    gc.collect()
-    gc.freeze()
 
 
 @pytest.fixture(scope="session")
@@ -173,6 +163,4 @@ def window():
     EventLoop.ensure_window()
     from kivy.core.window import Window
 
-    if not gc.get_freeze_count():  # once per process: Kivy and the window are here to stay
-        _freeze_heap()
     return Window
