@@ -5,7 +5,8 @@ display; the other games still load."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,18 +40,10 @@ class Catalog:
     errors: dict[str, list[str]] = field(default_factory=dict)  # game → messages
     transient: bool = False  # a failure that may pass (krcg unreadable): not worth caching
     index_key: str = ""  # the card index's key when this catalog is the one stored there
+    index_games: tuple[str, ...] = ()  # then the games (parts) of that key, in order
 
     def error(self, game: str, message: str) -> None:
         self.errors.setdefault(game, []).append(message)
-
-
-def source_files(cardmap: Path, overlay: Path | None, user_games: Path | None = None) -> list[Path]:
-    files = sorted(cardmap.glob("*/*.yaml"))
-    if user_games is not None and user_games.is_dir():
-        files += sorted(user_games.glob("*/*.yaml"))
-    if overlay is not None and overlay.is_dir():
-        files += sorted(overlay.glob("*.yaml"))
-    return files
 
 
 Progress = Callable[[int, int, str], None]  # (games done, games in all, the game now being read)
@@ -67,51 +60,82 @@ def game_folders(cardmap: Path, user_games: Path | None = None) -> list[Path]:
     return folders
 
 
+def units(cardmap: Path, overlay: Path | None, user_games: Path | None = None) -> list[tuple[str, Path | None]]:
+    """What the catalog is made of, one part per game, in the order it lists them: each game's
+    folder (``game_folders``), then each overlay file naming no such game (an error of its own).
+    Each part is built, and kept in the card index, apart from the others."""
+    parts: list[tuple[str, Path | None]] = [(folder.name, folder) for folder in game_folders(cardmap, user_games)]
+    if overlay is not None and overlay.is_dir():
+        known = {game_id for game_id, _ in parts}
+        parts += [(path.stem, None) for path in sorted(overlay.glob("*.yaml")) if path.stem not in known]
+    return parts
+
+
+def unit_files(game_id: str, folder: Path | None, overlay: Path | None) -> list[Path]:
+    """The files one part of the catalog is read from (its card source's aside): its folder's
+    YAML files and its overlay file when there is one (a dangling link too). An absent one is
+    not named: homes without cards of their own share one card index (``COMPANION_CACHE``)."""
+    files = sorted(folder.glob("*.yaml")) if folder is not None else []
+    own = overlay / f"{game_id}.yaml" if overlay is not None else None
+    if own is not None and os.path.lexists(own):
+        files.append(own)
+    return files
+
+
 def build(cardmap: Path | None = None, overlay: Path | None = None, with_sources: bool = True,
-          progress: Progress | None = None, user_games: Path | None = None) -> Catalog:
+          progress: Progress | None = None, user_games: Path | None = None,
+          only: Collection[str] | None = None) -> Catalog:
     """Everything known; ``user_games`` defaults to the user's games folder when the shipped
-    cardmap is the default one too (a test's own cardmap comes alone)."""
+    cardmap is the default one too (a test's own cardmap comes alone). ``only``: the games (parts,
+    see ``units``) to build, the others left out (the card index has them)."""
     if cardmap is None and user_games is None:
         user_games = registry.user_dir()
     cardmap = cardmap or cardmap_dir()
     overlay = overlay if overlay is not None else overlay_dir()
     catalog = Catalog()
-    folders = game_folders(cardmap, user_games)
-    for done, folder in enumerate(folders):
+    wanted = [(game_id, folder) for game_id, folder in units(cardmap, overlay, user_games)
+              if only is None or game_id in only]
+    # As the folder lists them (a special file or a dangling link too: its reader names it).
+    own = {path.stem: path for path in sorted(overlay.glob("*.yaml"))} if overlay.is_dir() else {}
+    for done, (game_id, folder) in enumerate(wanted):
         if progress is not None:
-            progress(done, len(folders), folder.name)
-        game_file = folder / "game.yaml"
-        try:
-            game = load_game(game_file, _shown(game_file, cardmap))
-        except DataError as exc:
-            catalog.error(folder.name, str(exc))
-            continue
-        catalog.games[game.id] = game
-        cards: dict[str, Card] = {}
-        cards_file = folder / "cards.yaml"
-        if cards_file.exists():
-            try:
-                cards = {c.id: c for c in load_cards(cards_file, game, _shown(cards_file, cardmap))}
-            except DataError as exc:
-                catalog.error(game.id, str(exc))
-                del catalog.games[game.id]  # half a game would mislead a player
-                continue
-        source = registry.hook(game.id, "card_source") if with_sources else None
-        if source is not None:
-            try:
-                cards.update({c.id: c for c in source.cards()})
-                for warning in source.warnings():  # updated lists set aside: the shipped ones are in use
-                    catalog.error(game.id, f"cards update: {warning}")
-                if not cards:
-                    raise LookupError(f"{source.name()} gave no card")
-            except Exception as exc:  # a library missing, of an unknown line, or its data unreadable
-                catalog.error(game.id, f"{source.name()} {source.version()}: {type(exc).__name__}: {exc}")
-                catalog.transient = True
-        catalog.cards[game.id] = cards
-    if overlay.is_dir():
-        for path in sorted(overlay.glob("*.yaml")):
-            _load_overlay(catalog, path)
+            progress(done, len(wanted), game_id)
+        if folder is not None:
+            _load_folder(catalog, folder, cardmap, with_sources)
+        if game_id in own:
+            _load_overlay(catalog, own[game_id])
     return catalog
+
+
+def _load_folder(catalog: Catalog, folder: Path, cardmap: Path, with_sources: bool) -> None:
+    game_file = folder / "game.yaml"
+    try:
+        game = load_game(game_file, _shown(game_file, cardmap))
+    except DataError as exc:
+        catalog.error(folder.name, str(exc))
+        return
+    catalog.games[game.id] = game
+    cards: dict[str, Card] = {}
+    cards_file = folder / "cards.yaml"
+    if cards_file.exists():
+        try:
+            cards = {c.id: c for c in load_cards(cards_file, game, _shown(cards_file, cardmap))}
+        except DataError as exc:
+            catalog.error(game.id, str(exc))
+            del catalog.games[game.id]  # half a game would mislead a player
+            return
+    source = registry.hook(game.id, "card_source") if with_sources else None
+    if source is not None:
+        try:
+            cards.update({c.id: c for c in source.cards()})
+            for warning in source.warnings():  # updated lists set aside: the shipped ones are in use
+                catalog.error(game.id, f"cards update: {warning}")
+            if not cards:
+                raise LookupError(f"{source.name()} gave no card")
+        except Exception as exc:  # a library missing, of an unknown line, or its data unreadable
+            catalog.error(game.id, f"{source.name()} {source.version()}: {type(exc).__name__}: {exc}")
+            catalog.transient = True
+    catalog.cards[game.id] = cards
 
 
 def completed(shipped: Card, own: Card) -> Card:

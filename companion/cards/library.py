@@ -143,4 +143,6 @@ class CardLibrary:
                 return SearchIndex(cards, state=state)
             except (ValueError, KeyError, IndexError, TypeError) as exc:
                 log.info("stored search index unusable (%s): computing it", exc)  # healed here, nothing to tell
-        return SearchIndex(cards)
+        search = SearchIndex(cards)
+        index.keep_search(self.catalog, search)  # the next start's first search reads it
+        return search

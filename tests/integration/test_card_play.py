@@ -21,6 +21,7 @@ from companion.table.commands import ParseError, Parser
 from companion.table.data import cardmap_dir
 from companion.table.engine import Game
 from companion.table.journal import Journal
+from tests.cards_index import warm_index
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -534,6 +535,7 @@ def test_a_card_added_with_cards_add_is_played_from_a_script(tmp_path: Path) -> 
 
     env = {**os.environ, "COMPANION_HOME": str(tmp_path / "home")}
     env.pop("COMPANION_CACHE", None)  # a card added in this home: its own card index
+    warm_index(tmp_path / "home")  # from the session's: only the game of the card added is rebuilt
 
     def run(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True,

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import companion
+from tests.cards_index import warm_index
 
 ROOT = Path(companion.__file__).resolve().parents[1]
 
@@ -16,6 +17,7 @@ def run(*args: str, home: Path | None = None, stdin: str | None = None) -> subpr
     if home is not None:  # a home of the test's own, with its own cards: its own card index too
         env["COMPANION_HOME"] = str(home)
         env.pop("COMPANION_CACHE", None)
+        warm_index(home)  # the session's index: only the game the test changed is rebuilt
     return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True,
                           timeout=90, env=env, input=stdin)
 

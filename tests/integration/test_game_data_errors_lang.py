@@ -16,6 +16,7 @@ from companion import i18n
 from companion.cards.gamedata import read_game
 from companion.cards.yamlload import DataError
 from companion.table.data import TableDataError, parse_table
+from tests.cards_index import warm_index
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -113,6 +114,7 @@ def test_the_console_names_a_broken_user_game_in_french_then_in_english(tmp_path
                                                                "players: {min: 3, max: 2}", 1))
     env = {**os.environ, "COMPANION_HOME": str(home), "PYTHONPATH": str(ROOT)}
     env.pop("COMPANION_CACHE", None)  # this home's own card index
+    warm_index(home)  # from the session's: only the broken game is built, in each language
     for lang, cause in (("fr", "min (3) est plus grand que max (2)"), ("en", "min (3) is more than max (2)"),
                         ("fr", "min (3) est plus grand que max (2)")):
         done = subprocess.run([sys.executable, "-m", "companion", "--lang", lang, "console", "--reader", "sim",

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cards_index import warm_index
+
 pytestmark = pytest.mark.timeout(180)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,28 +41,33 @@ def read_only(folder: Path):
             folder.chmod(0o755)
 
 
-def companion(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
+def companion(home: Path, *args: str, stdin: str = "", cache: Path | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "COMPANION_HOME": str(home)}
     env.pop("COMPANION_CACHE", None)  # the cache is read-only too: inside the read-only home
+    if cache is not None:  # or a read-only one holding a card index (a kiosk's, built before)
+        env["COMPANION_CACHE"] = str(cache)
     return subprocess.run([sys.executable, "-m", "companion", "--lang", "en", *args], cwd=ROOT, env=env,
                           input=stdin, capture_output=True, text=True, timeout=120)
 
 
 def test_reading_works_and_saving_says_why_not(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    with read_only(home):
+    # The first program builds the card index and cannot keep it; the others read the session's,
+    # read-only too, instead of building it each (4-5 s of CPU each).
+    cache = warm_index(home, tmp_path / "cache")
+    with read_only(home), read_only(cache):
         with pytest.raises(OSError):
             (home / "probe").write_text("x")  # it really is read-only
         search = companion(home, "cards", "search", "--game", "res-arcana", "athanor")
         assert search.returncode == 0 and "Athanor" in search.stdout, search.stderr
-        rules = companion(home, "rules", "--game", "vtes", "bleed")
+        rules = companion(home, "rules", "--game", "vtes", "bleed", cache=cache)
         assert rules.returncode == 0 and rules.stdout.strip(), rules.stderr
-        scan = companion(home, "console", "--reader", "sim:vtes:100845", "--count", "1")
+        scan = companion(home, "console", "--reader", "sim:vtes:100845", "--count", "1", cache=cache)
         assert scan.returncode == 0 and "Govern the Unaligned" in scan.stdout, scan.stderr
-        game = companion(home, "table", "--game", "vtes", "--players", "Ann,Bob")
+        game = companion(home, "table", "--game", "vtes", "--players", "Ann,Bob", cache=cache)
         assert game.returncode == 2 and "read-only" in game.stderr
         add = companion(home, "cards", "add", "--game", "rise", "--name", "Foo", "--type", "invocateur",
-                        "--text", "A card.")
+                        "--text", "A card.", cache=cache)
         assert add.returncode != 0 and "cannot save: the folder is read-only" in add.stderr + add.stdout
         for run in (search, rules, scan, game, add):
             assert "Traceback" not in run.stderr, run.stderr

@@ -14,6 +14,7 @@ import pytest
 from companion.cards import catalog
 from companion.cards.yamlload import MAX_FILE_BYTES, DataError, load_file
 from companion.tags.collection import CollectionError, bind_uid, load_uid_map
+from tests.cards_index import warm_index
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -71,6 +72,7 @@ def test_the_rest_of_the_library_loads(tmp_path: Path) -> None:
 def companion(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
     env = {**os.environ, "COMPANION_HOME": str(home)}
     env.pop("COMPANION_CACHE", None)  # the user's files in this home: its own card index
+    warm_index(home)  # from the session's: only the games of the files a test wrote are rebuilt
     return subprocess.run([sys.executable, "-m", "companion", "--lang", "en", *args], cwd=ROOT, env=env,
                           input=stdin, capture_output=True, text=True, timeout=50)
 

@@ -17,6 +17,7 @@ from companion import registry
 from companion.play.runtime import Runtime
 from companion.table.journal import Journal
 from companion.web.server import PhoneServer
+from tests.cards_index import warm_index
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -41,6 +42,7 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("COMPANION_HOME", str(home))
     monkeypatch.delenv("COMPANION_CARDMAP", raising=False)
     monkeypatch.delenv("COMPANION_CACHE", raising=False)  # this home's games make its own card index
+    warm_index(home)  # from the session's: only this home's own game is built
     registry.forget()
     runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang="fr", speak=False)
     runtime.load_cards()

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cards_index import warm_index
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -34,6 +36,7 @@ def companion(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedPr
     env = {**os.environ, "COMPANION_HOME": str(home)}
     env.pop("COMPANION_CARDMAP", None)
     env.pop("COMPANION_CACHE", None)  # this home's own games make its own card index, not the shared one
+    warm_index(home)  # from the session's: only this home's own games are built
     return subprocess.run([sys.executable, "-m", "companion", *args], input=stdin, capture_output=True,
                           text=True, timeout=300, env=env)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from companion import registry
+from tests.cards_index import warm_index
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(180)]
 
@@ -33,6 +34,7 @@ def app(window, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("COMPANION_HOME", str(home))
     monkeypatch.delenv("COMPANION_CARDMAP", raising=False)
     monkeypatch.delenv("COMPANION_CACHE", raising=False)  # this home's games make its own card index
+    warm_index(home)  # from the session's: only this home's own game is built
     registry.forget()
     window.size = (800, 480)  # the Raspberry Pi's 7" display
     a = App(window, tmp_path)

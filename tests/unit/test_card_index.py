@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from companion.cards import index
-from companion.cards.catalog import Catalog
+from companion.cards.catalog import Catalog, known_ids, overlay_dir
+from companion.cards.library import CardLibrary
+from companion.cards.overlay import add_card
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "cardmap"
 GAME, CARD = "res-arcana", "dragon-de-feu"
@@ -74,3 +76,80 @@ def test_a_damaged_index_is_rebuilt_with_a_warning(cardmap: Path, column: str,
     assert "rebuilding" in caplog.text
     warm, rebuilt = load(cardmap)
     assert not rebuilt and warm.cards == built.cards
+
+
+@pytest.fixture
+def games(cardmap: Path) -> Path:
+    """The fixture's game beside two shipped ones: three games, each keyed and stored apart."""
+    shipped = Path(__file__).parents[2] / "cardmap"
+    for game in ("ascension", "astral"):
+        shutil.copytree(shipped / game, cardmap / game)
+    return cardmap
+
+
+def load_reporting(cardmap: Path) -> tuple[Catalog, bool, list[str]]:
+    """``load`` with the users' overlay, and the games it said it was rebuilding (its progress)."""
+    built: list[str] = []
+    catalog, rebuilt = index.load(cardmap, overlay=overlay_dir(),
+                                  progress=lambda done, total, game: built.append(game))
+    return catalog, rebuilt, built
+
+
+def test_a_card_added_to_one_game_rebuilds_that_game_only(games: Path) -> None:
+    first, rebuilt, built = load_reporting(games)
+    assert rebuilt and built == ["ascension", "astral", GAME]
+    assert index.read_search(first) is not None  # a first build keeps the search's index too
+    add_card(first.games[GAME], {"name": "Golem de verre", "type": "artifact", "text": "Un golem."},
+             known_ids(first.cards[GAME]))
+    again, rebuilt, built = load_reporting(games)
+    assert rebuilt and built == [GAME]
+    assert again.cards[GAME]["golem-de-verre"].name == "Golem de verre"
+    assert {g: c for g, c in again.cards.items() if g != GAME} == {g: c for g, c in first.cards.items() if g != GAME}
+    assert list(again.games) == list(first.games) and list(again.cards) == list(first.cards)
+    warm, rebuilt, built = load_reporting(games)
+    assert not rebuilt and built == [] and warm.cards == again.cards and warm.games == again.games
+    # The search's index spans every game: computed by the first search since the change, then kept.
+    assert index.read_search(warm) is None
+    hits = CardLibrary(warm).search("golem de verre")
+    assert hits[0].card.ref == f"{GAME}:golem-de-verre"
+    stored = index.read_search(warm)
+    assert stored is not None and stored["refs"] == [c.ref for c in index.all_cards(warm)]
+    assert [(h.card.ref, h.score) for h in CardLibrary(warm).search("golem de verre")] == [
+        (h.card.ref, h.score) for h in hits]
+
+
+def test_a_damaged_row_of_one_game_rebuilds_that_game_only(games: Path, caplog: pytest.LogCaptureFixture) -> None:
+    built_first, _, _ = load_reporting(games)
+    with sqlite3.connect(index.index_path()) as db:
+        (blob,) = db.execute("SELECT bodies FROM cards WHERE game = 'astral'").fetchone()
+        damaged = bytearray(blob)
+        at = next(i for i in range(len(damaged) // 2, len(damaged)) if chr(damaged[i]).islower())
+        damaged[at] ^= 0x20
+        db.execute("UPDATE cards SET bodies = ? WHERE game = 'astral'", (bytes(damaged),))
+    with caplog.at_level(logging.WARNING, logger="companion.cards.index"):
+        again, rebuilt, built = load_reporting(games)
+    assert rebuilt and built == ["astral"] and "rebuilding" in caplog.text
+    assert again.cards == built_first.cards and again.games == built_first.games
+    warm, rebuilt, built = load_reporting(games)
+    assert not rebuilt and built == [] and warm.cards == built_first.cards
+
+
+def test_a_game_removed_or_broken_leaves_the_others_stored(games: Path) -> None:
+    first, _, _ = load_reporting(games)
+    (games / "astral" / "game.yaml").write_text("id: [broken\n", encoding="utf-8")
+    again, rebuilt, built = load_reporting(games)
+    assert rebuilt and built == ["astral"] and "astral" in again.errors and "astral" not in again.games
+    warm, rebuilt, built = load_reporting(games)
+    assert not rebuilt and built == [] and warm.errors == again.errors
+    shutil.rmtree(games / "astral")
+    gone, rebuilt, built = load_reporting(games)
+    assert not rebuilt and built == [] and list(gone.games) == ["ascension", GAME] and not gone.errors
+    assert gone.cards == {g: c for g, c in first.cards.items() if g != "astral"}
+
+
+def test_homes_without_cards_of_their_own_share_the_index(games: Path, tmp_path: Path) -> None:
+    """Several homes may share one card index (``COMPANION_CACHE``): a home with no overlay file
+    of a game takes that game's row as another such home stored it."""
+    index.load(games, overlay=tmp_path / "one" / "cards")
+    _, rebuilt = index.load(games, overlay=tmp_path / "other" / "cards")
+    assert not rebuilt

@@ -1,0 +1,23 @@
+"""The session's card index (``COMPANION_CACHE``, built once by tests/conftest.py) for a test that
+gives a program a home of its own: a copy in that home's cache, so that the program rebuilds only
+the games the test changed (the index is kept per game) instead of all five, VTES's 4,000 cards
+through krcg with them (4-5 s of CPU each time). The tests whose point is a first build from
+nothing (tests/unit/test_card_index.py, tests/integration/test_wheel.py) do not use it."""
+
+import os
+import shutil
+from pathlib import Path
+
+SESSION_INDEX = Path(os.environ["COMPANION_CACHE"]) / "cards-index.sqlite3"  # read before a test drops the variable
+
+
+def warm_index(home: Path, cache: Path | None = None) -> Path:
+    """Copy the session's card index into ``cache`` (by default where a program whose
+    COMPANION_HOME is ``home``, without COMPANION_CACHE, keeps it: companion.paths.cache_dir),
+    unless an index is there already (the program's own, maybe newer). Returns the folder."""
+    cache = cache or home / "cache"
+    target = cache / SESSION_INDEX.name
+    if not target.exists() and SESSION_INDEX.exists():  # no session index: the program builds one
+        cache.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(SESSION_INDEX, target)
+    return cache
