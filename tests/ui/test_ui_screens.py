@@ -106,6 +106,22 @@ def _matches(one, other, x: int, y: int, tolerance: int = 12) -> bool:
     return any(same(here, other.at(*p)) for p in near) or any(same(there, one.at(*p)) for p in near)
 
 
+def assert_current_in_nav_bar(window, root, name: str) -> None:
+    """The navigation bar scrolls when its buttons do not all fit (portrait, large text): the
+    button of the screen shown is scrolled into view, whole, so the bar always says where one is."""
+    button = root.nav.button(name)
+    assert button is not None and button.get_root_window() is not None, f"{name}: no button in the bar"
+    x0, y0 = button.to_window(button.x, button.y)
+    x1, y1 = button.to_window(button.right, button.top)
+    assert x0 >= -1 and x1 <= window.width + 1 and y0 >= -1 and y1 <= window.height + 1, (
+        f"{name}: its button in the navigation bar is at x {x0:.0f}-{x1:.0f}, y {y0:.0f}-{y1:.0f}, "
+        f"outside the {window.width}x{window.height} window")
+    nx0, ny0 = root.nav.to_window(root.nav.x, root.nav.y)
+    nx1, ny1 = root.nav.to_window(root.nav.right, root.nav.top)
+    assert x0 >= nx0 - 1 and x1 <= nx1 + 1 and y0 >= ny0 - 1 and y1 <= ny1 + 1, (
+        f"{name}: its button in the navigation bar is scrolled out of the bar's view")
+
+
 def assert_nothing_clipped(screen) -> None:
     """Every text of the screen shown fits its label: no line wider, no texture taller or wider."""
     from kivy.uix.label import Label
@@ -181,6 +197,7 @@ def test_each_screen_renders_whole_at(size, window, demo, tmp_path):
         assert_not_blank(path)
         assert_drawn_whole(demo.root, path)
         assert_nothing_clipped(screen)
+        assert_current_in_nav_bar(window, demo.root, name)
     deck = demo.root.get_screen("deck")
     assert deck.summary.startswith("Crypte : 3 · Bibliothèque : 7"), deck.summary
     assert not any("Error" in p for p in deck.report.problems), deck.report.problems  # checks never race
