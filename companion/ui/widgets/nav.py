@@ -3,6 +3,7 @@ drawn inverted and marked with a bar, so that it never depends on colour alone."
 
 from __future__ import annotations
 
+from kivy.clock import Clock
 from kivy.properties import BooleanProperty, OptionProperty, StringProperty
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.label import Label
@@ -29,6 +30,10 @@ class NavBar(ScrollView):
     def __init__(self, **kwargs) -> None:
         load_widgets_kv()
         super().__init__(**kwargs)
+        # After the next layout: the bar turned, resized or filled moves its buttons.
+        self._reveal = Clock.create_trigger(self._scroll_to_current, 0)
+        self.bind(size=self._reveal, orientation=self._reveal)
+        self.ids.nav_items.bind(size=self._reveal)
 
     def add_item(self, screen: str, glyph: str, word: str) -> NavButton:
         button = NavButton(screen=screen, glyph=glyph, word=word, selected=screen == self.current,
@@ -50,6 +55,15 @@ class NavBar(ScrollView):
     def on_current(self, _bar: NavBar, name: str) -> None:
         for b in self.buttons():
             b.selected = b.screen == name
+        self._reveal()
+
+    def _scroll_to_current(self, *_args: object) -> None:
+        """The current screen's button scrolled into view, whole: a bar that scrolls (portrait,
+        large text) otherwise hid where one is (Réglages below the 800x480 rail's edge)."""
+        button = self.button(self.current)
+        if button is None or button.parent is None:
+            return
+        self.scroll_to(button, padding=0, animate=False)
 
     def _pick(self, button: NavButton) -> None:
         self.picked = ""  # a second tap on the same screen still counts
