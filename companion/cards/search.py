@@ -11,8 +11,9 @@ start the cards have (a "token"): a one-word query the cards know, the usual one
 and a slice. Typos go through a deletion index (the "symmetric delete" method): every name word
 is stored under each form it takes with one or two letters deleted; two words within two edits
 of each other share such a form, so a query word finds its candidates by looking up its own
-deletions, and rapidfuzz measures only those few. The state of a card index is plain JSON data
-(``state()``), kept in the card index's cache so that a warm start does not build it again.
+deletions, and rapidfuzz measures only those few (``_TypoForms``: flat arrays of the forms'
+keys). The state of a card index is plain JSON data (``state()``), typo forms included, kept in
+the card index's cache so that a warm start builds none of it again.
 """
 
 from __future__ import annotations
@@ -22,13 +23,14 @@ import bisect
 import re
 import sys
 import unicodedata
+import zlib
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from itertools import chain, combinations, compress, islice, repeat
-from operator import mul
+from operator import mul, rshift
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from rapidfuzz import fuzz, process
@@ -39,7 +41,7 @@ from companion.cards.model import Card
 T = TypeVar("T")
 _NON_WORD = re.compile(r"[^0-9a-z]+")
 _LIGATURES = str.maketrans({"œ": "oe", "æ": "ae", "ø": "o", "đ": "d", "ł": "l"})
-STATE_FORMAT = 4  # bump when the shape of ``SearchIndex.state()`` changes
+STATE_FORMAT = 5  # bump when the shape of ``SearchIndex.state()`` changes
 
 
 def normalize(text: str) -> str:
@@ -59,14 +61,20 @@ def max_edits(word: str) -> int:
     return 0 if len(word) <= 3 else 1 if len(word) <= 5 else 2
 
 
+_KEY = 0xFFFFFFFF  # a form's key: the low 32 bits of its hash
+
+
 def _deletions(word: str, depth: int) -> Iterator[int]:
-    """``word`` and every form of it with up to ``depth`` letters deleted, each as the hash of the
-    tuple of its letters (a form may come twice: "ll" less either l). The letters kept are
-    itertools' combinations, hashed in C: no string is made for a form, and the index keeps a
-    number per form instead of a string (a third of its memory). Two forms with one hash merely
-    offer one more candidate, which rapidfuzz's measure then turns away."""
-    n = len(word)
-    return map(hash, chain.from_iterable(combinations(word, kept) for kept in range(n, max(n - depth, 0) - 1, -1)))
+    """The key of ``word`` and of every form of it with up to ``depth`` letters deleted (a form
+    may come twice: "ll" less either l). A key is the hash of the tuple of the form's letters as
+    bytes (itertools' combinations, hashed in C: no string is made for a form), cut to 32 bits:
+    small numbers hash alike in every process, so keys computed once are kept in the cache
+    (``_TypoForms``). Two forms with one key merely offer one more candidate, which rapidfuzz's
+    measure then turns away."""
+    letters = word.encode()
+    n = len(letters)
+    return map(_KEY.__and__, map(hash, chain.from_iterable(
+        combinations(letters, kept) for kept in range(n, max(n - depth, 0) - 1, -1))))
 
 
 def _stored_depth(word: str) -> int:
@@ -78,20 +86,69 @@ def _stored_depth(word: str) -> int:
     return -1 if n < 3 else 0 if n == 3 else 1 if n < 6 else 2
 
 
-def _deletion_index(words: Iterable[str]) -> dict[int, tuple[str, ...]]:
-    """Each stored form of the name ``words`` → the words that have it."""
-    index: dict[int, tuple[str, ...]] = {}
-    forms = index.keys()
-    for word in words:
-        depth = _stored_depth(word)
-        if depth < 0:
-            continue
-        own = set(_deletions(word, depth))
-        shared = own & forms  # a set operation in C: most forms belong to one word
-        for form in shared:
-            index[form] = (*index[form], word)
-        index.update(dict.fromkeys(own - shared, (word,)))
-    return index
+def _check_key() -> int:
+    """The key of one known form: a state whose check differs was written by a Python that hashes
+    otherwise (another implementation, a 32-bit one), and its keys are built again."""
+    return next(_deletions("companion", 0))
+
+
+class _TypoForms:
+    """The deletion index: each stored form of the name words (see ``_stored_depth``) → the words
+    that have it, as flat arrays: the forms' keys sorted (a form of several words once per word)
+    with their words' numbers, and a filter of one bit per slot of keys, set where some form's
+    key falls (16 bits a key: 3 % of keys not stored pass it). 1.4 MB for 4,000 cards where a
+    dict of them took 10 MB, and kept in the cache as they are: a warm start builds nothing
+    (building took a third of a console's start).
+
+    A query word's forms go through the filter in C (most have no stored form: nothing to look
+    up), then the few left are looked up in the keys by bisection."""
+
+    def __init__(self, keys: array, words: array, filter_bits: bytes) -> None:
+        size = len(filter_bits) * 8  # bits: a power of two, 2 ** 6 or more
+        if len(keys) != len(words) or size < 64 or size & (size - 1) or size > 1 << 32:
+            raise ValueError("typo forms whose arrays do not add up")
+        self._keys, self._words, self._filter = keys, words, filter_bits
+        self._shift = 33 - size.bit_length()  # a key's slot: its top bits, as many as the filter has
+
+    @classmethod
+    def build(cls, words: Sequence[str]) -> _TypoForms:
+        """The forms of the name ``words`` (sorted: the numbers are their places)."""
+        count = max(len(words), 1)
+        # key * count + word: one number per (form, word), sorted in C as plain integers.
+        pairs = sorted({key * count + i for i, word in enumerate(words) if (depth := _stored_depth(word)) >= 0
+                        for key in _deletions(word, depth)})
+        keys = array("I", [p // count for p in pairs])
+        size = max(64, 1 << (16 * len(keys)).bit_length())
+        shift = 33 - size.bit_length()
+        filter_bits = bytearray(size // 8)
+        for slot in {key >> shift for key in keys}:
+            filter_bits[slot >> 3] |= 1 << (slot & 7)
+        return cls(keys, _packed(p % count for p in pairs), bytes(filter_bits))
+
+    def state(self) -> dict[str, Any]:
+        return {"check": _check_key(), "keys": _encode(self._keys), "words": _encode(self._words),
+                "filter": base64.b64encode(zlib.compress(self._filter)).decode("ascii")}
+
+    @classmethod
+    def restore(cls, stored: dict[str, Any], word_count: int) -> _TypoForms:
+        keys, words = _decode(stored["keys"]), _decode(stored["words"])
+        if keys.typecode != "I" or (words and max(words) >= word_count):
+            raise ValueError("typo forms of other words")
+        return cls(keys, words, zlib.decompress(base64.b64decode(stored["filter"])))
+
+    def words(self, keys: Iterable[int]) -> Iterator[int]:
+        """The numbers of the words that have a form of one of ``keys`` (one may come twice)."""
+        keys = list(keys)
+        slots = list(map(self._shift.__rrshift__, keys))  # key >> shift
+        # Bit (slot & 7) of the filter's byte slot >> 3, each step in C.
+        present = map((1).__and__, map(rshift, map(self._filter.__getitem__, map((3).__rrshift__, slots)),
+                                       map((7).__and__, slots)))
+        stored, numbers, last = self._keys, self._words, len(self._keys)
+        for key in compress(keys, present):
+            at = bisect.bisect_left(stored, key)
+            while at < last and stored[at] == key:
+                yield numbers[at]
+                at += 1
 
 
 def _prefix_table(words: list[str], shortest: int) -> dict[str, tuple[str, ...]]:
@@ -206,7 +263,7 @@ class DocIndex(Generic[T]):
         self._name_map = {w: tuple(sorted(name_map[w])) for w in self._name_words}
         text_words = sorted(w for w, d in text_map.items() if len(d) <= common)
         self._text_map = {w: tuple(sorted(text_map[w])) for w in text_words}
-        self._deletes = _deletion_index(self._name_words)
+        self._typos = _TypoForms.build(self._name_words)
         # Every prefix of a word (2 letters or more for names, 4 for texts: shorter ones are not
         # completed) → the words it starts, in sorted order.
         self._name_prefixes = _prefix_table(self._name_words, 2)
@@ -255,7 +312,7 @@ class DocIndex(Generic[T]):
         return {
             "full": self._full,
             "name_words": self._name_words, "name_docs": [self._name_map[w] for w in self._name_words],
-            "tokens": "\n".join(self._tokens),
+            "tokens": "\n".join(self._tokens), "typos": self._typos.state(),
             "ranked": [_encode(a) for a in (self._offsets, self._docs, self._scores, self._codes)],
         }
 
@@ -267,8 +324,10 @@ class DocIndex(Generic[T]):
         self._name_words = state["name_words"]
         self._name_map = dict(zip(self._name_words, map(tuple, state["name_docs"]), strict=True))
         self._name_prefixes = self._text_prefixes = self._text_map = {}
-        # Made again from the name words (80 ms here) rather than stored: 2 MB less in the cache.
-        self._deletes = _deletion_index(self._name_words)
+        typos = state["typos"]
+        # Keys hashed otherwise (see _check_key): built again, as a first build does.
+        self._typos = (_TypoForms.restore(typos, len(self._name_words)) if typos["check"] == _check_key()
+                       else _TypoForms.build(self._name_words))
         tokens = state["tokens"].split("\n") if state["tokens"] else []
         self._offsets, self._docs, self._scores, self._codes = map(_decode, state["ranked"])
         if len(self._offsets) != len(tokens) + 1 or self._offsets[-1] != len(self._docs) or not (
@@ -283,7 +342,8 @@ class DocIndex(Generic[T]):
     # --- matching one query word ---------------------------------------------------------
     def _scan_near(self, word: str, edits: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """Name words one and two edits away from ``word``, through the deletion index."""
-        found = set(chain.from_iterable(filter(None, map(self._deletes.get, _deletions(word, edits)))))
+        words = self._name_words
+        found = set(map(words.__getitem__, self._typos.words(_deletions(word, edits))))
         near: tuple[list[str], ...] = ([], [], [], [])  # by distance; edits + 1: too far
         for other in found:
             near[OSA.distance(word, other, score_cutoff=edits)].append(other)
