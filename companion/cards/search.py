@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from itertools import chain, combinations, compress, islice, repeat
-from operator import mul, rshift
+from operator import mul
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from rapidfuzz import fuzz, process
@@ -95,19 +95,19 @@ def _check_key() -> int:
 class _TypoForms:
     """The deletion index: each stored form of the name words (see ``_stored_depth``) → the words
     that have it, as flat arrays: the forms' keys sorted (a form of several words once per word)
-    with their words' numbers, and a filter of one bit per slot of keys, set where some form's
-    key falls (16 bits a key: 3 % of keys not stored pass it). 1.4 MB for 4,000 cards where a
-    dict of them took 10 MB, and kept in the cache as they are: a warm start builds nothing
-    (building took a third of a console's start).
+    with their words' numbers, and a filter of one byte per slot of keys (a key's top bits), 1
+    where some form's key falls (4 slots a key: an eighth of the keys not stored pass it). 1.9 MB
+    for 4,000 cards where a dict of them took 10 MB, and kept in the cache as they are: a warm
+    start builds nothing (building took a third of a console's start).
 
     A query word's forms go through the filter in C (most have no stored form: nothing to look
     up), then the few left are looked up in the keys by bisection."""
 
-    def __init__(self, keys: array, words: array, filter_bits: bytes) -> None:
-        size = len(filter_bits) * 8  # bits: a power of two, 2 ** 6 or more
+    def __init__(self, keys: array, words: array, slots: bytes) -> None:
+        size = len(slots)  # a power of two, 64 or more
         if len(keys) != len(words) or size < 64 or size & (size - 1) or size > 1 << 32:
             raise ValueError("typo forms whose arrays do not add up")
-        self._keys, self._words, self._filter = keys, words, filter_bits
+        self._keys, self._words, self._slots = keys, words, slots
         self._shift = 33 - size.bit_length()  # a key's slot: its top bits, as many as the filter has
 
     @classmethod
@@ -118,37 +118,35 @@ class _TypoForms:
         pairs = sorted({key * count + i for i, word in enumerate(words) if (depth := _stored_depth(word)) >= 0
                         for key in _deletions(word, depth)})
         keys = array("I", [p // count for p in pairs])
-        size = max(64, 1 << (16 * len(keys)).bit_length())
+        size = max(64, 1 << (4 * len(keys)).bit_length())
         shift = 33 - size.bit_length()
-        filter_bits = bytearray(size // 8)
-        for slot in {key >> shift for key in keys}:
-            filter_bits[slot >> 3] |= 1 << (slot & 7)
-        return cls(keys, _packed(p % count for p in pairs), bytes(filter_bits))
+        slots = bytearray(size)
+        for key in keys:
+            slots[key >> shift] = 1
+        return cls(keys, _packed(p % count for p in pairs), bytes(slots))
 
     def state(self) -> dict[str, Any]:
         return {"check": _check_key(), "keys": _encode(self._keys), "words": _encode(self._words),
-                "filter": base64.b64encode(zlib.compress(self._filter)).decode("ascii")}
+                "slots": base64.b64encode(zlib.compress(self._slots)).decode("ascii")}
 
     @classmethod
     def restore(cls, stored: dict[str, Any], word_count: int) -> _TypoForms:
         keys, words = _decode(stored["keys"]), _decode(stored["words"])
         if keys.typecode != "I" or (words and max(words) >= word_count):
             raise ValueError("typo forms of other words")
-        return cls(keys, words, zlib.decompress(base64.b64decode(stored["filter"])))
+        return cls(keys, words, zlib.decompress(base64.b64decode(stored["slots"])))
 
-    def words(self, keys: Iterable[int]) -> Iterator[int]:
+    def words(self, keys: Iterable[int]) -> list[int]:
         """The numbers of the words that have a form of one of ``keys`` (one may come twice)."""
         keys = list(keys)
-        slots = list(map(self._shift.__rrshift__, keys))  # key >> shift
-        # Bit (slot & 7) of the filter's byte slot >> 3, each step in C.
-        present = map((1).__and__, map(rshift, map(self._filter.__getitem__, map((3).__rrshift__, slots)),
-                                       map((7).__and__, slots)))
         stored, numbers, last = self._keys, self._words, len(self._keys)
-        for key in compress(keys, present):
+        found = []
+        for key in compress(keys, map(self._slots.__getitem__, map(self._shift.__rrshift__, keys))):
             at = bisect.bisect_left(stored, key)
             while at < last and stored[at] == key:
-                yield numbers[at]
+                found.append(numbers[at])
                 at += 1
+        return found
 
 
 def _prefix_table(words: list[str], shortest: int) -> dict[str, tuple[str, ...]]:
