@@ -109,21 +109,36 @@ class _TypoForms:
             raise ValueError("typo forms whose arrays do not add up")
         self._keys, self._words, self._slots = keys, words, slots
         self._shift = 33 - size.bit_length()  # a key's slot: its top bits, as many as the filter has
+        self.lookup: dict[int, tuple[int, ...]] | None = None  # see ``build``
 
     @classmethod
     def build(cls, words: Sequence[str]) -> _TypoForms:
-        """The forms of the name ``words`` (sorted: the numbers are their places)."""
-        count = max(len(words), 1)
-        # key * count + word: one number per (form, word), sorted in C as plain integers.
-        pairs = sorted({key * count + i for i, word in enumerate(words) if (depth := _stored_depth(word)) >= 0
-                        for key in _deletions(word, depth)})
-        keys = array("I", [p // count for p in pairs])
+        """The forms of the name ``words`` (sorted: the numbers are their places), with a dict of
+        them (``lookup``) that the one building the index uses as long as it ranks (a lookup
+        there is a tenth of a bisection; a card index's build looks up every token's typos)."""
+        lookup: dict[int, tuple[int, ...]] = {}  # a form's key → its words' numbers
+        forms = lookup.keys()
+        for i, word in enumerate(words):
+            depth = _stored_depth(word)
+            if depth < 0:
+                continue
+            own = set(_deletions(word, depth))
+            shared = own & forms  # a set operation in C: most forms belong to one word
+            for form in shared:
+                lookup[form] = (*lookup[form], i)
+            lookup.update(dict.fromkeys(own - shared, (i,)))
+        ordered = sorted(lookup)
+        found = list(map(lookup.__getitem__, ordered))
+        # A form of several words: its key once per word, each step in C.
+        keys = array("I", chain.from_iterable(map(repeat, ordered, map(len, found))))
         size = max(64, 1 << (4 * len(keys)).bit_length())
         shift = 33 - size.bit_length()
         slots = bytearray(size)
-        for key in keys:
+        for key in ordered:
             slots[key >> shift] = 1
-        return cls(keys, _packed(p % count for p in pairs), bytes(slots))
+        typos = cls(keys, _packed(chain.from_iterable(found)), bytes(slots))
+        typos.lookup = lookup
+        return typos
 
     def state(self) -> dict[str, Any]:
         return {"check": _check_key(), "keys": _encode(self._keys), "words": _encode(self._words),
@@ -134,10 +149,16 @@ class _TypoForms:
         keys, words = _decode(stored["keys"]), _decode(stored["words"])
         if keys.typecode != "I" or (words and max(words) >= word_count):
             raise ValueError("typo forms of other words")
-        return cls(keys, words, zlib.decompress(base64.b64decode(stored["slots"])))
+        try:
+            slots = zlib.decompress(base64.b64decode(stored["slots"]))
+        except zlib.error as exc:  # damaged: built again, as any unusable state
+            raise ValueError(f"typo forms unreadable: {exc}") from exc
+        return cls(keys, words, slots)
 
     def words(self, keys: Iterable[int]) -> list[int]:
         """The numbers of the words that have a form of one of ``keys`` (one may come twice)."""
+        if self.lookup is not None:
+            return list(chain.from_iterable(filter(None, map(self.lookup.get, keys))))
         keys = list(keys)
         stored, numbers, last = self._keys, self._words, len(self._keys)
         found = []
@@ -300,6 +321,7 @@ class DocIndex(Generic[T]):
         self._tokens = {t: i for i, t in enumerate(tokens)}
         self._offsets, self._docs, self._scores, self._codes = map(_packed, (offsets, docs, scores, codes))
         self._name_prefixes = self._text_prefixes = self._text_map = {}
+        self._typos.lookup = None  # 8 MB: the flat arrays answer the queries from now on
 
     # --- the cache -----------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -326,6 +348,7 @@ class DocIndex(Generic[T]):
         # Keys hashed otherwise (see _check_key): built again, as a first build does.
         self._typos = (_TypoForms.restore(typos, len(self._name_words)) if typos["check"] == _check_key()
                        else _TypoForms.build(self._name_words))
+        self._typos.lookup = None  # as a ranked index built here keeps them: the flat arrays alone
         tokens = state["tokens"].split("\n") if state["tokens"] else []
         self._offsets, self._docs, self._scores, self._codes = map(_decode, state["ranked"])
         if len(self._offsets) != len(tokens) + 1 or self._offsets[-1] != len(self._docs) or not (
