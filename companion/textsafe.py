@@ -30,12 +30,27 @@ def _escape(ch: str) -> str:
     return f"\\U{code:08x}"
 
 
+# The space separators (Unicode category Zs) but the space itself: fine in a line shown to a
+# person, yet not "printable" for ``str.isprintable`` (French typography's no-break spaces,
+# U+00A0 and U+202F, are among them). Only Zs characters belong here: one missing merely sends
+# a text through the slow loop below, whose answer is the same.
+_SPACES = "\u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u202f\u205f\u3000"
+_SPACES_RE = re.compile(f"[{_SPACES}]+")
+_SPACES_AND_NEWLINES_RE = re.compile(f"[{_SPACES}\n]+")
+
+
 def printable(text: object, limit: int | None = DEFAULT_LIMIT, keep_newlines: bool = False) -> str:
     """``text`` with every control, format or unassigned character shown as its escape
     (``\\x1b``), so a person sees that something odd was there and nothing acts on the terminal.
     Tabs become spaces; newlines stay only when ``keep_newlines``. Longer than ``limit``
     characters: cut, with an ellipsis."""
     value = text if isinstance(text, str) else str(text)
+    # The usual text has nothing to escape: said in C, without a Python step per character (every
+    # line said or shown, every text of a game's data, passes here; a Pi is slow at such loops).
+    # ``isprintable`` is false exactly for the unsafe categories and the Zs spaces taken out first.
+    if "\t" not in value and (value.isprintable() or (
+            _SPACES_AND_NEWLINES_RE if keep_newlines else _SPACES_RE).sub("", value).isprintable()):
+        return value if limit is None or len(value) <= limit else value[: max(0, limit - 1)] + "…"
     out: list[str] = []
     for ch in value:
         if ch == "\t":

@@ -10,9 +10,11 @@ set -eu
 # nodejs: runs real MicroPython (its WebAssembly port, from npm) on the hub firmware in make test.
 # mosquitto: the venue hub's MQTT broker (python -m companion venue starts its own; an organiser's
 # machine installs it, a table's kiosk does not need it).
+# heaptrack: `bench memory` tells the software renderer's heap from ours with it (a machine with no
+# GPU draws the window through Mesa's llvmpipe, whose heap a GPU keeps in its own memory).
 # xclip: Kivy looks for it (or xsel) for text fields on Linux and logs a critical error without it.
 runtime="espeak-ng libgl1 libegl1 libusb-1.0-0 libmtdev1 xclip"
-testing="sox xvfb shellcheck chromium nodejs mosquitto"
+testing="sox xvfb shellcheck chromium nodejs mosquitto heaptrack"
 pkgs="$runtime $testing"
 [ "${1:-}" = "--list" ] && { echo "$pkgs"; exit 0; }
 [ "${1:-}" = "--list-runtime" ] && { echo "$runtime"; exit 0; }

@@ -51,6 +51,10 @@ sys.dont_write_bytecode = False
 # they inherit it). Built in the background while tests are collected; see card_index below.
 os.environ.setdefault("COMPANION_CACHE", os.path.join(os.environ["COMPANION_HOME"], "shared-cache"))
 _INDEX_READY = Path(os.environ["COMPANION_CACHE"]) / "index-built"
+# What a whole game by ear says, played once for the session and read by every test module that
+# only reads it (tests.speech_measure.play_by_ear_once); set here so that xdist's workers inherit it.
+if not os.environ.get("_COMPANION_TEST_HEARD"):
+    os.environ["_COMPANION_TEST_HEARD"] = tempfile.mkdtemp(prefix="companion-heard-")
 # The ready mark is written whatever happens: if the build failed, tests build the index themselves.
 _BUILD_INDEX = """
 import sys

@@ -18,7 +18,18 @@ for a in "$@"; do
   case "$a" in -w|--stdout) audio=1 ;; esac
   prev="$a"
 done
-text=$(cat)
+# the text read by the shell itself, as $(cat) would give it (trailing newlines dropped): no
+# process started for it (a whole game says a few hundred utterances, each one this script)
+text=""
+nl=""
+while IFS= read -r line || [ -n "$line" ]; do
+  text="$text$nl$line"
+  nl="
+"
+done
+while [ "${text%
+}" != "$text" ]; do text="${text%
+}"; done
 if [ -n "$audio" ]; then
   printf '%s\\n' "$text" | exec {real} "$@"
 fi

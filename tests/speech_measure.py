@@ -60,6 +60,32 @@ def play_by_ear(game: str, workdir: Path, lang: str = "fr", extra: list[str] | N
     return spoken(log)
 
 
+def play_by_ear_once(game: str, lang: str = "fr") -> list[tuple[str, str]]:
+    """What ``play_by_ear`` hears, the game played once for the whole test session: the test
+    modules that only read a whole game's words (several, possibly in different pytest-xdist
+    workers) share one run of each game in each language, kept as JSON in the session's folder
+    (``_COMPANION_TEST_HEARD``, made by tests/conftest.py before the workers start; same script,
+    same seed, a fresh journal: the same words). Without that folder it is played each time."""
+    shared = os.environ.get("_COMPANION_TEST_HEARD")
+    if not shared or not Path(shared).is_dir():
+        with tempfile.TemporaryDirectory() as tmp:
+            return play_by_ear(game, Path(tmp), lang)
+    import fcntl
+
+    folder = Path(shared)
+    kept = folder / f"{game}-{lang}.json"
+    with open(folder / f"{game}-{lang}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another worker playing this game: its words, once it is done
+        if kept.exists():
+            return [(voice, text) for voice, text in json.loads(kept.read_text(encoding="utf-8"))]
+        with tempfile.TemporaryDirectory(dir=folder) as tmp:
+            said = play_by_ear(game, Path(tmp), lang)
+        part = folder / f"{game}-{lang}.part"
+        part.write_text(json.dumps(said, ensure_ascii=False), encoding="utf-8")
+        part.replace(kept)
+        return said
+
+
 def words(texts: list[str]) -> int:
     return sum(len(x.split()) for x in texts)
 

@@ -8,12 +8,12 @@ document; here it is carried along untouched.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from companion.cards.validate import Checker, describe
-from companion.cards.yamlload import load_file
+from companion.cards.yamlload import load_text, read_file
 from companion.i18n import add_messages, t
 
 GLOSSARY_KINDS = frozenset(
@@ -124,9 +124,26 @@ def read_game(path: Path, shown: str | None = None) -> tuple[GameInfo, Any]:
     """The one reader of a game.yaml (the card library's and the table's): the checked GameInfo,
     and the document with the line of every value, for the table engine's own checks of its
     ``table:`` section. Raises DataError naming file, line and field."""
+    global _last_read
     shown = shown or str(path)
-    data = load_file(path, shown)
-    return _check_game(path, shown, data), data
+    text = read_file(path, shown)
+    held = _last_read
+    if held is not None and held[0] == str(path) and held[1] == text:
+        info, data = held[2], held[3]
+        add_messages(info.messages)  # as a first reading does (a no-op when they are in already)
+        return (info if info.path == shown else replace(info, path=shown)), data
+    data = load_text(text, shown)
+    info = _check_game(path, shown, data)
+    _last_read = (str(path), text, info, data)
+    return info, data
+
+
+# The last game.yaml read, with its text: a game's start reads it twice (the table engine, then
+# the words of speech), and parsing and checking VTES's is a tenth of a second here, most of a
+# second on a Pi. A reading is reused only for the very same text (the file is read again each
+# time: a game edited meanwhile is parsed again); the shown path only names errors, which a
+# reading that passed has none of, and the path GameInfo carries. One game's kept, no more.
+_last_read: tuple[str, str, GameInfo, Any] | None = None
 
 
 def load_game(path: Path, shown: str | None = None) -> GameInfo:

@@ -111,6 +111,10 @@ _constructor = yaml.constructor.SafeConstructor()
 
 def _scalar(node: yaml.ScalarNode) -> Any:
     value = _constructor.construct_object(node, deep=True)
+    # construct_object remembers each node it built (for aliases, which we refuse); only
+    # construct_document forgets them. Forgotten here, or every scalar of every file ever read
+    # stays alive with its marks: 40 MB more after a start that rebuilt the card index.
+    _constructor.constructed_objects.pop(node, None)
     if isinstance(value, str) and not value.isprintable() and not is_printable(value):
         # A double-quoted "\e[2J" is valid YAML: a shared card file must not reach a terminal,
         # a label or the voice with it.
@@ -121,6 +125,11 @@ def _scalar(node: yaml.ScalarNode) -> Any:
 def load_file(path: Path, display: str | None = None) -> Any:
     """Parse one YAML file into LDict/LList/scalars; errors become DataError with a line."""
     shown = display or str(path)
+    return load_text(read_file(path, shown), shown)
+
+
+def read_file(path: Path, shown: str) -> str:
+    """The text of a data file, as ``load_file`` reads it; errors become DataError."""
     from companion import userfiles
 
     try:
@@ -135,7 +144,7 @@ def load_file(path: Path, display: str | None = None) -> Any:
         raise DataError(shown, 0, "", exc.reason()) from None
     except OSError as exc:
         raise DataError(shown, 0, "", t("data.cannot_read", why=exc.strerror or exc)) from None
-    return load_text(text, shown)
+    return text
 
 
 def load_text(text: str, shown: str) -> Any:

@@ -14,6 +14,7 @@ BENCHES = {
     "scan": ("companion.benchmarks.scan", "bench_scan"),
     "speech": ("companion.benchmarks.speech", "bench_speech"),
     "startup": ("companion.ui.bench", "bench_startup"),
+    "memory": ("companion.ui.bench", "bench_memory"),
     "phones": ("companion.benchmarks.phones", "bench_phones"),
     "compare": ("companion.benchmarks", "bench_compare"),
     "venue": ("companion.venue.bench", "bench_venue"),

@@ -53,7 +53,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """One child process per size: Kivy sizes its window once, when it makes it."""
+    """One child process for every size (its window resized between them): the program and each
+    game's demo are started once, not once per size. A child of its own, so that the window and
+    its GL context go with it."""
     out: Path = args.out
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -67,21 +69,22 @@ def run(args: argparse.Namespace) -> int:
     env.setdefault("NO_TRANSLATIONS", "1")
     root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join(x for x in (root, env.get("PYTHONPATH", "")) if x)
+    sizes = args.size or list(SIZES)
+    command = [sys.executable, "-m", "companion.ui.screenshots", str(out), ",".join(sizes),
+               ",".join(args.game or []), ",".join(args.screen or []), args.players or "",
+               "layout" if args.layout else "", str(args.scale)]
+    timeout = PER_SIZE_TIMEOUT * len(sizes)
+    try:
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        print(f"{', '.join(sizes)}: no answer after {timeout} s", file=sys.stderr)
+        return 1
+    written = [line for line in done.stdout.splitlines() if line.endswith(".png")]
+    for line in written:
+        print(line)
     status = 0
-    for size in args.size or SIZES:
-        command = [sys.executable, "-m", "companion.ui.screenshots", str(out), size,
-                   ",".join(args.game or []), ",".join(args.screen or []), args.players or "",
-                   "layout" if args.layout else "", str(args.scale)]
-        try:
-            done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=PER_SIZE_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            print(f"{size}: no answer after {PER_SIZE_TIMEOUT} s", file=sys.stderr)
-            status = 1
-            continue
-        written = [line for line in done.stdout.splitlines() if line.endswith(".png")]
-        for line in written:
-            print(line)
-        if done.returncode != 0 or not written:
+    for size in sizes:
+        if done.returncode != 0 or not any(f"-{size}" in Path(line).name for line in written):
             tail = "\n".join(done.stderr.strip().splitlines()[-5:])
             print(f"{size}: screenshots failed (exit {done.returncode})\n{tail}", file=sys.stderr)
             status = 1

@@ -11,11 +11,25 @@ import abc
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from companion.readers.events import TagEvent
 
 log = logging.getLogger(__name__)
 Sink = Callable[[TagEvent], None]
+
+
+@dataclass
+class BackOff:
+    """What a reader's reconnection back-off did since it started: how many waits between
+    attempts to open its device, the latest and the longest. "Back in service soon after the
+    device returns" rests on the longest never exceeding the back-off's longest step, which is
+    what tests check (not a stopwatch) and what a status page can show. Written by the reader's
+    thread only; plain numbers, read without a lock."""
+
+    waits: int = 0
+    last: float = 0.0  # seconds
+    longest: float = 0.0  # seconds
 
 
 class Reader(abc.ABC):
@@ -26,6 +40,7 @@ class Reader(abc.ABC):
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._present: str | None = None  # uid of the card on the reader, for debounce
+        self.backoff = BackOff()
 
     # --- public -----------------------------------------------------------------
     def start(self, sink: Sink) -> None:
@@ -48,6 +63,15 @@ class Reader(abc.ABC):
     @abc.abstractmethod
     def _run(self) -> None:
         """Poll the device until ``self.stopping``; report with ``_emit``."""
+
+    def _back_off(self, delay: float) -> None:
+        """Wait ``delay`` seconds before the next attempt to open the device (a stop cuts it
+        short), and count it in ``self.backoff``."""
+        backoff = self.backoff
+        backoff.waits += 1
+        backoff.last = delay
+        backoff.longest = max(backoff.longest, delay)
+        self._stop.wait(delay)
 
     def _interrupt(self) -> None:
         """Wake a blocked ``_run`` so that it sees the stop flag (optional)."""

@@ -232,7 +232,7 @@ class HubReader(Reader):
                 if not announced_lost:
                     self._lost(f"{type(exc).__name__}: {exc}")
                     announced_lost = True
-                self._stop.wait(RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)])
+                self._back_off(RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)])
                 attempt += 1
                 continue
             self.port = port
@@ -253,7 +253,7 @@ class HubReader(Reader):
             self._lost(reason)
             announced_lost = True
             attempt = 0
-            self._stop.wait(RETRY_DELAYS[0])
+            self._back_off(RETRY_DELAYS[0])
 
     def _session(self, port: Any) -> str:
         """Read one open port until it fails or falls silent; returns why it ended."""

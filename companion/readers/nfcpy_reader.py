@@ -154,7 +154,7 @@ class NfcpyReader(Reader):
                     clf = self._open()
                 except Exception as exc:  # OSError, IOError, FileNotFoundError without libusb...
                     self._announce("reader-lost", _describe(exc))
-                    self._stop.wait(RETRY_DELAYS[min(failures, len(RETRY_DELAYS) - 1)])
+                    self._back_off(RETRY_DELAYS[min(failures, len(RETRY_DELAYS) - 1)])
                     failures += 1
                     continue
                 self._clf = clf
@@ -175,7 +175,7 @@ class NfcpyReader(Reader):
                     break
                 if self._tag_seen or time.monotonic() - opened_at > HEALTHY_AFTER:
                     failures = 0
-                self._stop.wait(RETRY_DELAYS[min(failures, len(RETRY_DELAYS) - 1)])
+                self._back_off(RETRY_DELAYS[min(failures, len(RETRY_DELAYS) - 1)])
                 failures += 1
         finally:
             self._close_probe()

@@ -182,7 +182,7 @@ class WedgeReader(Reader):
                 if not announced_lost:
                     self._emit("reader-lost", detail=f"{type(exc).__name__}: {exc}")
                     announced_lost = True
-                self._stop.wait(RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)])
+                self._back_off(RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)])
                 attempt += 1
                 continue
             attempt = 0
@@ -195,7 +195,7 @@ class WedgeReader(Reader):
             except OSError as exc:
                 self._emit("reader-lost", detail=f"{type(exc).__name__}: {exc}")
                 announced_lost = True
-                self._stop.wait(RETRY_DELAYS[0])
+                self._back_off(RETRY_DELAYS[0])
             finally:
                 close()
 

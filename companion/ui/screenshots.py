@@ -1,6 +1,7 @@
 """Render every screen of every game with a demo table into PNG files (``python -m companion
-screenshots``). One process per window size: Kivy makes its window once, at the size read from
-the config; the command starts ``python -m companion.ui.screenshots OUT WxH`` for each size.
+screenshots``). One process for all the sizes asked: Kivy makes its window once, as large as
+the largest size, then the window is resized for each size, as a user resizes it, and each game's
+demo is played once for all of them; the command starts ``python -m companion.ui.screenshots OUT WxH,WxH…``.
 
 The screens come from ``companion.ui.app.SCREENS`` (the app's own registration), so a new screen
 is photographed without a change here. Each game's demo table is its data folder's demo.yaml
@@ -11,6 +12,7 @@ never in the user's.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import tempfile
 from collections.abc import Iterable
@@ -171,16 +173,23 @@ def frames(count: int = SETTLE_FRAMES) -> None:
         EventLoop.idle()
 
 
-def render(out: Path, size: tuple[int, int], games: Iterable[str] | None = None,
+def render(out: Path, size: tuple[int, int] | Iterable[tuple[int, int]], games: Iterable[str] | None = None,
            screens: Iterable[str] | None = None, players: str | int | dict[str, str] | None = None,
            layout: bool = False,
            scale: float = 1.0) -> list[Path]:
-    """Every screen of every game, in this process's window (already at ``size``); with
-    ``layout``, a JSON file beside each Table picture says where each counter and button is."""
+    """Every screen of every game, at ``size`` or at each of several window sizes, in this
+    process's one window, resized between pictures as a user resizes it; with ``layout``, a JSON
+    file beside each Table picture says where each counter and button is. Each game's demo is
+    played once for all the sizes: it is most of the time of a picture."""
     import json
 
-    from companion.ui.app import configure_window
+    from companion.ui.app import WINDOW_ENV, configure_window
 
+    sizes = _sizes(size)
+    # Kivy makes its window once, and its GL surface keeps the size it was made at (offscreen,
+    # the part added by a larger size is never drawn): made as wide and as tall as the largest
+    # size asked, each size drawn in its corner.
+    os.environ[WINDOW_ENV] = f"{max(w for w, _ in sizes)}x{max(h for _, h in sizes)}"
     configure_window()  # before Kivy makes its window: it reads the size only then
     from kivy.base import EventLoop
     from kivy.core.window import Window
@@ -192,7 +201,7 @@ def render(out: Path, size: tuple[int, int], games: Iterable[str] | None = None,
     written: list[Path] = []
     with tempfile.TemporaryDirectory(prefix="companion-shots-") as tmp:
         demo = Demo(Path(tmp))
-        Window.size = size
+        Window.size = sizes[0]
         theme.text_scale = scale
         Window.add_widget(demo.root)
         frames()
@@ -204,37 +213,54 @@ def render(out: Path, size: tuple[int, int], games: Iterable[str] | None = None,
                 continue
             demo.set_game(game, players, wanted_screens)
             count = len(demo.session.game.state["seats"]) if players not in (None, "") else None
-            for name in wanted_screens:
-                demo.root.show(name)
-                frames()
-                shot = Path(Window.screenshot(name=str(Path(tmp) / "shot.png")))
-                target = out / file_name(name, game, size, count, scale)
-                shot.replace(target)
-                written.append(target)
-                report = getattr(demo.root.get_screen(name), "layout_report", None)
-                if layout and callable(report):
-                    target.with_suffix(".json").write_text(json.dumps(report(), ensure_ascii=False, indent=1),
-                                                           encoding="utf-8")
+            for width, height in sizes:
+                Window.size = (width, height)  # laid out again by the frames below
+                for name in wanted_screens:
+                    demo.root.show(name)
+                    frames()
+                    shot = Path(Window.screenshot(name=str(Path(tmp) / "shot.png")))
+                    target = out / file_name(name, game, (width, height), count, scale)
+                    shot.replace(target)
+                    written.append(target)
+                    report = getattr(demo.root.get_screen(name), "layout_report", None)
+                    if layout and callable(report):
+                        target.with_suffix(".json").write_text(json.dumps(report(), ensure_ascii=False, indent=1),
+                                                               encoding="utf-8")
         Window.remove_widget(demo.root)
         demo.session.close()
     return written
 
 
-def main(argv: list[str]) -> int:
-    """``python -m companion.ui.screenshots OUT WxH [GAME,GAME] [SCREEN,SCREEN] [PLAYERS] [layout]
-    [SCALE]``: one size."""
-    import os
+def _sizes(size: tuple[int, int] | Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    items = list(size)
+    if len(items) == 2 and all(isinstance(n, int) for n in items):
+        return [(int(items[0]), int(items[1]))]
+    if not items:
+        raise ValueError("no window size")
+    return [(int(w), int(h)) for w, h in items]
 
-    out, size_text = Path(argv[0]), argv[1]
-    width, _, height = size_text.partition("x")
-    os.environ["COMPANION_WINDOW"] = size_text
+
+def parse_sizes(text: str) -> list[tuple[int, int]]:
+    """``WxH,WxH…``: the window sizes drawn by one process."""
+    sizes = []
+    for part in text.split(","):
+        width, _, height = part.strip().partition("x")
+        sizes.append((int(width), int(height)))
+    return sizes
+
+
+def main(argv: list[str]) -> int:
+    """``python -m companion.ui.screenshots OUT WxH[,WxH…] [GAME,GAME] [SCREEN,SCREEN] [PLAYERS] [layout]
+    [SCALE]``: every size in this one process and its one window."""
+    out = Path(argv[0])
+    sizes = parse_sizes(argv[1])
     games = argv[2].split(",") if len(argv) > 2 and argv[2] else None
     screens = argv[3].split(",") if len(argv) > 3 and argv[3] else None
     players = parse_players(argv[4]) if len(argv) > 4 else None
     layout = len(argv) > 5 and argv[5] == "layout"
     scale = float(argv[6]) if len(argv) > 6 and argv[6] else 1.0
-    for path in render(out, (int(width), int(height)), games, screens, players, layout, scale):
-        print(path)
+    for path in render(out, sizes, games, screens, players, layout, scale):
+        print(path, flush=True)
     return 0
 
 

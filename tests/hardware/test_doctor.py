@@ -165,9 +165,29 @@ def test_a_hub_is_found_by_listening_only(tmp_path: Path) -> None:
     tty.setraw(silent_master)
     try:
         ports = [SerialPort(hub.path, "Board in FS mode"), SerialPort(os.ttyname(silent_slave), "CH340")]
-        started = time.monotonic()
-        report = diagnose(quiet_system(tmp_path, serial_ports=lambda: ports, listen=listen_for_hello))
-        assert time.monotonic() - started < doctor.HELLO_WAIT + 1.5  # ports are listened to together
+        # The hub's first HELLO goes by before the doctor listens (opening a port drops what
+        # waited in it): the hub is heard at its next one, 2 s on, well after both ports opened.
+        deadline = time.monotonic() + 10  # a guard against a hang only
+        while not hub.hub.greeted:
+            assert time.monotonic() < deadline, "the hub never said HELLO"
+            time.sleep(0.01)
+        listening: list[tuple[str, str]] = []  # ("start" | "end", port), in the order they happened
+        lock = threading.Lock()
+
+        def listen(device: str) -> object:  # the real listener, its start and end recorded
+            with lock:
+                listening.append(("start", device))
+            try:
+                return listen_for_hello(device)
+            finally:
+                with lock:
+                    listening.append(("end", device))
+
+        report = diagnose(quiet_system(tmp_path, serial_ports=lambda: ports, listen=listen))
+        # Ports are listened to together: each one's listening began before any had ended.
+        first_end = next(i for i, (what, _) in enumerate(listening) if what == "end")
+        assert sorted(port for what, port in listening[:first_end]) == sorted(p.device for p in ports)
+        assert sorted(listening[first_end:]) == [("end", p) for p in sorted(p.device for p in ports)]
         assert report.ok and [(r.kind, r.path) for r in report.readers] == [("hub", f"hub:{hub.path}")]
         assert "1.0.0" in report.readers[0].name and "4" in report.readers[0].name
         assert any("CH340" in n and "pn532" in n for n in report.notes)

@@ -76,6 +76,17 @@ def test_printable_keeps_ordinary_text_and_caps_length() -> None:
     assert len(printable("x" * 10_000, limit=100)) == 100
 
 
+def test_printable_spaces_pass_and_hidden_characters_are_caught_among_them() -> None:
+    # French no-break spaces are not "printable" for str.isprintable, yet kept as they are; an
+    # escape or a bidi override next to them is still shown as its code, a tab still a space.
+    french = "Règle\u202f: coût\u00a03\u3000!\nfin"
+    assert printable(french, keep_newlines=True) == french and is_printable(french)
+    assert printable(french) == french.replace("\n", "\\x0a")
+    assert printable("a\u00a0\x1b[2J\u202eb\u2028c\tz") == "a\u00a0\\x1b[2J\\u202eb\\u2028c z"
+    assert not is_printable("a\u00a0\u200bb") and not is_printable("a\u202f\tb")
+    assert printable("é\u00a0" * 2000, limit=10) == "é\u00a0" * 4 + "é…"
+
+
 @pytest.fixture(scope="module")
 def emu():
     emu = Ntag21x().start()

@@ -12,6 +12,7 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -178,8 +179,22 @@ TYPED = {"vtes": "Bob, dix.", "ascension": "Ann, cinq.", "res-arcana": "Ann, deu
          "astral": "Bob, trois."}
 
 
+@pytest.fixture(scope="module")
+def whole_game_by_ear() -> Callable[..., list[str]]:
+    """Everything said in a whole game of each game's script in a language, the game played once
+    for the session (tests.speech_measure.play_by_ear_once): the tests below only read what was
+    said (each run is the same: same script, same seed, a fresh journal)."""
+    from tests.speech_measure import play_by_ear_once
+
+    def said(game: str, lang: str = "fr") -> list[str]:
+        return [text for _v, text in play_by_ear_once(game, lang)]
+
+    return said
+
+
 @pytest.mark.parametrize("game", list(BEFORE_WORDS))
-def test_a_whole_game_by_ear_follows_the_speech_design(tmp_path: Path, game: str) -> None:
+def test_a_whole_game_by_ear_follows_the_speech_design(tmp_path: Path, game: str,
+                                                     whole_game_by_ear: Callable[..., list[str]]) -> None:
     """docs/speech.md on a whole game: the opening first; each turn once, with its round on the
     round's first turn; each phase by its name, its reminder only the first time it comes, no
     name for the phase a turn opens in, nothing for a phase in which nothing can happen; a change
@@ -189,7 +204,7 @@ def test_a_whole_game_by_ear_follows_the_speech_design(tmp_path: Path, game: str
     from companion.table.data import load_table
     from tests.speech_measure import play_by_ear
 
-    said = [text for _v, text in play_by_ear(game, tmp_path)]
+    said = whole_game_by_ear(game)
     assert said[0].startswith("Partie numéro un :"), said[:3]
     data = load_table(game)
     reminders = {ear(p.remind("fr"), "fr", game) for p in data.phases if p.remind("fr")}
@@ -220,13 +235,11 @@ def test_a_whole_game_by_ear_follows_the_speech_design(tmp_path: Path, game: str
 
 
 @pytest.mark.parametrize("lang,before", [("fr", BEFORE_WORDS), ("en", BEFORE_WORDS_EN)])
-def test_the_whole_evening_by_ear_is_half_the_words_of_before(tmp_path: Path, lang: str, before: dict) -> None:
+def test_the_whole_evening_by_ear_is_half_the_words_of_before(
+        lang: str, before: dict, whole_game_by_ear: Callable[..., list[str]]) -> None:
     """The five games' words together, before the design 3,510 in French (3,147 in English); now
     at most half of them in either language."""
-    from tests.speech_measure import play_by_ear
-
     total = 0
     for game in before:
-        (tmp_path / game).mkdir()
-        total += sum(len(text.split()) for _v, text in play_by_ear(game, tmp_path / game, lang))
+        total += sum(len(text.split()) for text in whole_game_by_ear(game, lang))
     assert total <= sum(before.values()) * 0.50, total

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.speech_capture import capture_env, spoken
-from tests.speech_measure import GAMES, play_by_ear
+from tests.speech_measure import GAMES, play_by_ear_once
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -22,13 +22,14 @@ ENGLISH_COMMANDS = {"cards", "resume", "honor", "next", "end", "help", "undo", "
 
 
 @pytest.fixture(scope="module")
-def evening(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], list[str]]:
+def evening() -> dict[tuple[str, str], list[str]]:
     """What each game's whole script makes a listener hear, in French and in English."""
     out = {}
-    for lang in ("fr", "en"):
+    # Played once for the session: test_evening_by_ear.py reads the same runs (English first here,
+    # French first there: two workers each play a game while the other plays another).
+    for lang in ("en", "fr"):
         for game in GAMES:
-            where = tmp_path_factory.mktemp(f"{game}-{lang}")
-            out[(game, lang)] = [text for _v, text in play_by_ear(game, where, lang)]
+            out[(game, lang)] = [text for _v, text in play_by_ear_once(game, lang)]
     return out
 
 

@@ -2,10 +2,11 @@
 from the layout report that ``python -m companion screenshots --layout`` writes beside each
 picture (boxes in window pixels, origin at the top left).
 
-One child process per window size (Kivy makes its window once, at the size it reads then);
-each renders the five games. What is checked is what a player needs from their chair: every
-seat's numbers inside the window, none on top of another, the main number first and large
-(digits of about 10 mm on the glass), every button a 12 mm touch target.
+One child process per text scale renders the five games at each of its window sizes, its one
+window resized between them, as the ``screenshots`` command does. What is checked is what a
+player needs from their chair: every seat's numbers inside the window, none on top of another,
+the main number first and large (digits of about 10 mm on the glass), every button a 12 mm
+touch target.
 """
 
 from __future__ import annotations
@@ -40,23 +41,25 @@ def tag(size: str, scale: float) -> str:
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory) -> dict[str, dict[str, dict]]:
-    """{size tag: {game: report}} from one child process per size, all started at once (each
-    mostly waits on its GL context and files, and they share the session's card index)."""
+    """{size tag: {game: report}} from one child process per text scale, both started at once
+    (each mostly waits on its GL context and files, and they share the session's card index)."""
     out = tmp_path_factory.mktemp("layout")
     env = dict(os.environ, PYTHONPATH=str(ROOT), SDL_VIDEODRIVER="offscreen", KIVY_NO_ARGS="1",
                KIVY_NO_CONSOLELOG="1", COMPANION_SPEECH="silent", LOCAL_CARDS="1", NO_TRANSLATIONS="1")
     players = ",".join(f"{g}={n}" for g, n in PLAYERS.items())
+    scales = {scale: [size for size, s in SIZES if s == scale] for _size, scale in SIZES}
     found: dict[str, dict[str, dict]] = {}
     children = {}
+    # Kivy makes its home folder on import unless it exists: two children started at once raced
+    # to make it (FileExistsError) when this process had not imported Kivy yet.
+    Path(env["KIVY_HOME"]).mkdir(parents=True, exist_ok=True)
     try:
-        for size, scale in SIZES:
-            folder = out / tag(size, scale)
-            command = [sys.executable, "-m", "companion.ui.screenshots", str(folder), size, ",".join(PLAYERS),
-                       "table", players, "layout", str(scale)]
-            log = out / f"{tag(size, scale)}.log"
+        for scale, sizes in scales.items():
+            command = [sys.executable, "-m", "companion.ui.screenshots", str(out / f"{scale}"), ",".join(sizes),
+                       ",".join(PLAYERS), "table", players, "layout", str(scale)]
+            log = out / f"{scale}.log"
             with log.open("w", encoding="utf-8") as sink:
-                children[size, scale] = subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink,
-                                                         stderr=subprocess.STDOUT)
+                children[scale] = subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
         for proc in children.values():
             proc.wait(timeout=600)
     finally:
@@ -65,9 +68,9 @@ def reports(tmp_path_factory) -> dict[str, dict[str, dict]]:
                 proc.kill()
                 proc.wait()
     for size, scale in SIZES:
-        folder = out / tag(size, scale)
-        output = (out / f"{tag(size, scale)}.log").read_text(encoding="utf-8", errors="replace")
-        assert children[size, scale].returncode == 0, output[-3000:]
+        folder = out / f"{scale}"
+        output = (out / f"{scale}.log").read_text(encoding="utf-8", errors="replace")
+        assert children[scale].returncode == 0, output[-3000:]
         found[tag(size, scale)] = {}
         for game, n in PLAYERS.items():
             suffix = f"-{n}p" + ("" if scale == 1.0 else f"-{int(scale * 100)}pct")

@@ -8,18 +8,14 @@ without a word, and a rate of -5 was clamped silently."""
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.window_child import driver, run_window, window_env
+
 pytestmark = pytest.mark.timeout(240)
 
-ROOT = Path(__file__).resolve().parents[2]
 
 SETTINGS = """[display]
 language = xx
@@ -32,18 +28,10 @@ verbosity = loud
 speeed = 3
 """
 
-DRIVER = r"""
-import json, sys
-from pathlib import Path
-from companion.ui.app import configure_window
-configure_window()
-from kivy.app import App
-from kivy.clock import Clock
+DRIVER = driver("""
 from companion import i18n
-from companion.cli import main
 from companion.ui.theme import theme
 
-out = Path(sys.argv[1])
 def probe(_dt):
     app = App.get_running_app()
     if app is None or app.root is None or not app.root.has_screen("home"):
@@ -59,10 +47,7 @@ def probe(_dt):
                                    rate=app.voice.rate, volume=app.voice.volume,
                                    verbosity=app.voice.verbosity), ensure_ascii=False))
     return False
-
-Clock.schedule_interval(probe, 0.1)
-sys.exit(main(["run", "--reader", "sim"]))
-"""
+""", '["run", "--reader", "sim"]')
 
 
 def test_the_window_names_and_says_each_bad_setting_and_keeps_the_good_ones(tmp_path: Path) -> None:
@@ -71,26 +56,13 @@ def test_the_window_names_and_says_each_bad_setting_and_keeps_the_good_ones(tmp_
     settings = home / "config" / "companion.ini"
     settings.write_text(SETTINGS)
     report_path = tmp_path / "report.json"
-    env = {**os.environ, "COMPANION_HOME": str(home), "PYTHONPATH": str(ROOT), "COMPANION_WINDOW": "800x480",
-           "COMPANION_SPEECH": "silent", "SDL_VIDEODRIVER": "offscreen", "KIVY_NO_ARGS": "1"}
+    env = window_env(home)
     env.pop("COMPANION_LANG", None)
-    proc = subprocess.Popen([sys.executable, "-c", DRIVER, str(report_path)], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        end = time.monotonic() + 180  # a deadline only against a hang
-        while not report_path.exists() and proc.poll() is None and time.monotonic() < end:
-            time.sleep(0.2)
-        assert proc.poll() is None, proc.communicate()[1]
-        assert report_path.exists(), "no window, or the settings were not named"
-        time.sleep(0.3)
-        proc.send_signal(signal.SIGTERM)
-        _out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    ended = run_window(DRIVER, [str(report_path)], env, report_path,
+                       missing="no window, or the settings were not named")
+    err = ended.err
     report = json.loads(report_path.read_text())
-    assert proc.returncode == 0 and "Traceback" not in err, err
+    assert ended.returncode == 0 and "Traceback" not in err, err
     # Named on the Home screen and said, in the language used instead of "xx": French.
     assert report["language"] == "fr"
     said = " ".join(s for s in report["spoken"] if "companion.ini" in s)

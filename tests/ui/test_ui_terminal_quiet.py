@@ -9,10 +9,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.window_child import driver, run_window, window_env
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -20,25 +21,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # Inside the child: a probe that says when the first frame is on screen, then the program's own
 # entry point, as typed (``python -m companion --lang fr run``).
-DRIVER = r"""
-import sys
-from pathlib import Path
-from companion.ui.app import configure_window
-configure_window()
-from kivy.app import App
-from kivy.clock import Clock
-from companion.cli import main
-
+DRIVER = driver("""
 def probe(_dt):
     app = App.get_running_app()
     if app is None or app.root is None or app.first_frame_after is None:
         return
-    Path(sys.argv[1]).write_text("up")
+    out.write_text("up")
     return False
-
-Clock.schedule_interval(probe, 0.1)
-sys.exit(main(sys.argv[2:]))
-"""
+""", "sys.argv[2:]")
 
 
 def start(tmp_path: Path, *args: str) -> tuple[str, str]:
@@ -46,26 +36,12 @@ def start(tmp_path: Path, *args: str) -> tuple[str, str]:
     home.mkdir()
     kivy_home.mkdir()  # empty: the first start on a new machine
     up = tmp_path / "up"
-    env = {k: v for k, v in os.environ.items() if k not in ("KIVY_NO_CONSOLELOG", "KIVY_NO_FILELOG", "KIVY_LOG_MODE")}
-    env.update(COMPANION_HOME=str(home), KIVY_HOME=str(kivy_home), PYTHONPATH=str(ROOT), COMPANION_WINDOW="800x480",
-               COMPANION_SPEECH="silent", SDL_VIDEODRIVER="offscreen")
-    proc = subprocess.Popen([sys.executable, "-c", DRIVER, str(up), *args], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        end = time.monotonic() + 180  # a deadline only against a hang
-        while not up.exists() and proc.poll() is None and time.monotonic() < end:
-            time.sleep(0.1)
-        assert proc.poll() is None, proc.communicate()[1]
-        assert up.exists(), "no window"
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == 0, err
+    env = {k: v for k, v in window_env(home, KIVY_HOME=str(kivy_home)).items()
+           if k not in ("KIVY_NO_CONSOLELOG", "KIVY_NO_FILELOG", "KIVY_LOG_MODE")}
+    ended = run_window(DRIVER, [str(up), *args], env, up, stop=signal.SIGINT, turn=0)
+    assert ended.returncode == 0, ended.err
     assert (kivy_home / "config.ini").exists()  # Kivy did write its first configuration
-    return out, err
+    return ended.out, ended.err
 
 
 def test_a_first_start_shows_only_the_companions_own_lines(tmp_path: Path) -> None:

@@ -10,32 +10,19 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.cards_index import warm_index
+from tests.window_child import driver, run_window, window_env
 
 pytestmark = pytest.mark.timeout(240)
 
-ROOT = Path(__file__).resolve().parents[2]
 GOOD = "cards:\n  - id: mine\n    name: Mine\n    type: invocateur\n    text: Un texte.\n"
 
-# Runs inside the child: a probe on Kivy's clock, then the program's own entry point, as typed.
-DRIVER = r"""
-import json, sys, time
-from pathlib import Path
-from companion.ui.app import configure_window
-configure_window()
-from kivy.app import App
-from kivy.clock import Clock
-from companion.cli import main
-
-out = Path(sys.argv[1])
+# A probe on Kivy's clock, then the program's own entry point, as typed.
+DRIVER = driver("""
 def probe(_dt):
     app = App.get_running_app()
     if app is None or app.root is None or not app.root.has_screen("home"):
@@ -59,10 +46,7 @@ def probe(_dt):
                   spoken=spoken, laid=app.last_scan.card.ref if app.last_scan.card else None)
     out.write_text(json.dumps(report, ensure_ascii=False))
     return False
-
-Clock.schedule_interval(probe, 0.1)
-sys.exit(main(["--lang", sys.argv[2], "run", "--demo"]))
-"""
+""", '["--lang", sys.argv[2], "run", "--demo"]')
 
 
 @pytest.mark.parametrize("lang,fifo_word", [("en", "named pipe (FIFO)"), ("fr", "tube nommé (FIFO)")])
@@ -76,28 +60,14 @@ def test_the_window_loads_every_game_past_special_files_and_names_them(tmp_path:
     (cards / "ascension.yaml").symlink_to(tmp_path / "usb-stick" / "ascension.yaml")
     (cards / "rise.yaml").write_text(GOOD)
     report_path = tmp_path / "report.json"
-    env = {**os.environ, "COMPANION_HOME": str(home), "PYTHONPATH": str(ROOT), "COMPANION_WINDOW": "800x480",
-           "COMPANION_SPEECH": "silent", "SDL_VIDEODRIVER": "offscreen", "KIVY_NO_ARGS": "1"}
+    env = window_env(home)
     env.pop("COMPANION_CACHE", None)  # the user's files in this home: its own card index
     warm_index(home)  # from the session's: only the games of the special files are rebuilt
-    proc = subprocess.Popen([sys.executable, "-c", DRIVER, str(report_path), lang], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        end = time.monotonic() + 180  # a deadline only against a hang
-        while not report_path.exists() and proc.poll() is None and time.monotonic() < end:
-            time.sleep(0.2)
-        assert proc.poll() is None, proc.communicate()[1]
-        waiting = tmp_path / "waiting.json"
-        assert report_path.exists(), waiting.read_text() if waiting.exists() else "no window"
-        time.sleep(0.3)  # the report is written whole before the file is seen; let Kivy's loop turn
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    ended = run_window(DRIVER, [str(report_path), lang], env, report_path, missing=tmp_path / "waiting.json",
+                       poll=0.2)
+    err = ended.err
     report = json.loads(report_path.read_text())
-    assert proc.returncode == 0 and "Traceback" not in err, err
+    assert ended.returncode == 0 and "Traceback" not in err, err
     assert ("Goodbye." if lang == "en" else "Au revoir") in err, err
     # Every built-in game's cards: loaded and found by search; the demo laid its first card.
     assert set(report["games"]) >= {"vtes", "ascension", "astral", "res-arcana", "rise"}

@@ -34,7 +34,10 @@ class CardSource:
     def cards() -> list[Any]:
         from companion.games.vtes import cards
 
-        return list(cards.iter_cards())
+        try:
+            return list(cards.iter_cards())
+        finally:
+            cards.release()  # read for the card index: not kept for the life of the app
 
     @staticmethod
     def warnings() -> list[str]:

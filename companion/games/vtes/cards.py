@@ -105,6 +105,16 @@ def forget() -> None:
         warnings.clear()
 
 
+def release() -> None:
+    """Let krcg's collection go, read again on next use (the warnings stay, for the library's
+    load problems): once its cards are ours, nothing in a running app needs it but a deck read,
+    which reads it again as it does after a start from the card index. Kept, it held about
+    30 MB of krcg's objects for the life of the app after every start that built the index."""
+    with _lock:
+        _loaded.clear()
+        backend().release()
+
+
 def iter_cards(lists: Path | None = None) -> Iterator[Card]:
     yield from cards_of(load_krcg(lists))
 

@@ -13,6 +13,23 @@ from companion.games.vtes.common import CRYPT_TYPES, DeckEntry, fast_yaml, make_
 _lock = threading.Lock()  # krcg 4 keeps one global card map and reads module-level switches
 
 
+class _LibYaml:
+    """PyYAML as krcg 4 sees it, with ``safe_load`` on libyaml's parser when PyYAML has it: the
+    rulings krcg reads at each load (600 kB of YAML) took two thirds of the first deck check
+    (0.7 s here, seconds on a Raspberry Pi) with the pure-Python parser, for the same data."""
+
+    def __getattr__(self, name: str) -> Any:
+        import yaml
+
+        return getattr(yaml, name)
+
+    @staticmethod
+    def safe_load(stream: Any) -> Any:
+        import yaml
+
+        return yaml.load(stream, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 - a safe loader
+
+
 def load(lists: Path | None) -> Any:
     """krcg's global card map, loaded from its bundled files, or from a folder of official
     lists (``common.FILES``) through krcg's own VEKN loader, translations included."""
@@ -21,6 +38,8 @@ def load(lists: Path | None) -> Any:
 
     fast_yaml(kcards)  # its rulings, read at every load
     with _lock:
+        if not isinstance(kcards.yaml, _LibYaml):
+            kcards.yaml = _LibYaml()  # only krcg's card module reads YAML
         vtes.VTES.clear()
         if lists is None:
             vtes.VTES.load_from_vekn()
@@ -43,6 +62,14 @@ def load(lists: Path | None) -> Any:
             kcards.LOCAL_CARDS, kcards.NO_TRANSLATIONS, kcards.VEKN_NET_CSV = switches
         cardmap.load_rulings()  # krcg's bundled rulings (LOCAL_CARDS is back on)
         return vtes.VTES
+
+
+def release() -> None:
+    """Empty krcg's global card map (the next ``load`` fills it again)."""
+    from krcg import vtes
+
+    with _lock:
+        vtes.VTES.clear()
 
 
 def bundled_folder() -> Path:

@@ -85,6 +85,10 @@ def load(lists: Path | None) -> Any:
         return cards
 
 
+def release() -> None:
+    """Nothing to do: krcg 5's collection is the one ``load`` returned, kept by no global."""
+
+
 def bundled_folder() -> Path:
     """Where krcg 5 keeps its bundled lists (a folder of data inside the package)."""
     import krcg

@@ -149,3 +149,19 @@ def test_the_card_index_holds_json_and_a_planted_pickle_runs_nothing(tmp_path: P
     assert rebuilt and again.cards["vtes"]["100845"] == catalog.cards["vtes"]["100845"]
     warm, rebuilt = index.load()
     assert not rebuilt and warm.cards == catalog.cards and warm.games == catalog.games
+
+
+def test_krcg_s_collection_is_let_go_once_its_cards_are_ours() -> None:
+    """Building the card index reads krcg's whole collection; the running app then keeps only
+    its own cards (krcg's objects were 30 MB kept for the life of the app). A deck read later
+    reads krcg again, as it does after a start from the card index."""
+    from companion.games.vtes import CardSource
+
+    assert len(CardSource.cards()) > 4000
+    assert not vtes._loaded
+    if not KRCG5:
+        from krcg import vtes as krcg_vtes
+
+        assert not list(krcg_vtes.VTES)  # krcg 4's own global map, emptied too
+    parsed = vtes.parse_deck("Crypt (1 card)\n1x Anson\n\nLibrary (1 card)\n1x Govern the Unaligned\n")
+    assert [(e.id, e.count, e.crypt) for e in parsed.entries] == [("200107", 1, True), ("100845", 1, False)]
