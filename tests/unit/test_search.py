@@ -1,9 +1,12 @@
 """Search finds cards by misspelled, accent-less and English names; filters narrow it."""
 
 import json
+import os
 import random
 import sqlite3
 import string
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -206,3 +209,15 @@ def test_typo_forms_of_another_python_are_built_again(index: SearchIndex) -> Non
     for query in ("deflektoin", "govrn the unalligned", "ansn"):
         assert ([(h.card.ref, h.score) for h in restored.search(query, game="vtes")]
                 == [(h.card.ref, h.score) for h in index.search(query, game="vtes")]), query
+
+
+def test_typo_keys_are_the_same_in_every_process() -> None:
+    """The typo forms' keys are kept in the cache and read by other processes: they must not
+    depend on the hash seed each process draws for its strings (PYTHONHASHSEED)."""
+    code = ("from companion.cards import search; "
+            "print(search._check_key(), sorted(search._deletions('deflection', 2)))")
+    ours = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=FIXTURE.parents[2], env={**os.environ, "PYTHONHASHSEED": "1"}).stdout
+    theirs = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            cwd=FIXTURE.parents[2], env={**os.environ, "PYTHONHASHSEED": "2"}).stdout
+    assert ours == theirs == f"{search_module._check_key()} {sorted(search_module._deletions('deflection', 2))}\n"
