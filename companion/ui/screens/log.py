@@ -71,16 +71,31 @@ class LogScreen(Screen):
         kwargs.setdefault("name", "log")
         super().__init__(**kwargs)
         self.lines: list[LogEntry] = []
+        self._stale = False
 
     def bind_session(self, session: Any) -> None:
         self.session = session
-        session.bind(on_state=lambda *_: self.refresh())
+        session.bind(on_state=lambda *_: self._changed())
         self.refresh()
+
+    def _changed(self) -> None:
+        # Written when seen: the log is up to 200 lines, each a label drawn anew, and the app
+        # makes this screen in idle time; refreshed at every change of the game it made every
+        # tap at the table pay for a screen nobody was looking at.
+        if self.manager is not None and self.manager.current == self.name:
+            self.refresh()
+        else:
+            self._stale = True
+
+    def on_pre_enter(self, *_args: Any) -> None:
+        if self._stale:
+            self.refresh()
 
     def relabel(self) -> None:
         self.refresh()
 
     def refresh(self) -> None:
+        self._stale = False
         game = self.session.game if self.session is not None else None
         box = self.ids.events
         box.clear_widgets()

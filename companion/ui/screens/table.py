@@ -377,8 +377,8 @@ class TableScreen(Screen):
             panel.arrange(plan, head_f, small_f)
             k = 0
             for box in panel.counters:
-                box.small_px = small_f
                 if box.main:
+                    box.small_px = small_f
                     box.font_px = plan.main_font
                     box.arrange(plan.mains[k], plan.steppers)
                     k += 1

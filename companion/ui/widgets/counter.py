@@ -81,7 +81,10 @@ class SeatCounter(Widget):
         self.title.font_size = self.small_px
         self.title.color = theme.muted
         for b in (self.minus, self.plus, self.value_button):
-            b.disabled = self.locked and self.seat is not None  # the table's own numbers: shown plainly
+            # The table's own numbers are shown plainly. A stepper ``arrange`` hid stays disabled:
+            # enabling it here and disabling it there again drew its label anew at every change.
+            hidden = b is not self.value_button and b.opacity == 0
+            b.disabled = hidden or (self.locked and self.seat is not None)
         self.minus.font_size = self.plus.font_size = max(self.small_px, min(self.font_px * 0.6, sizes.touch * 0.6))
         if self.main:
             # Never wrapped: a number split over two lines would show a wrong number.
