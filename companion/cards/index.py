@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from companion.cards.search import SearchIndex
 
 log = logging.getLogger(__name__)
-FORMAT = 16  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
+FORMAT = 17  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
 
 
 def index_path() -> Path:
