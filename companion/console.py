@@ -323,7 +323,13 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
         print(t("error.bad_reader", path=""), file=sys.stderr)
         runtime.close()
         return 2
-    runtime.load_cards()  # before the first card, so that the first scan is fast
+    interactive = bool(sys.stdin and sys.stdin.isatty())
+    # The cards before the first card, so that the first scan is fast. The search's index (a
+    # typed card name, a vampire named) is built in a worker while a person reads the start; a
+    # script's first line that names a card builds it, one that names none never pays for it.
+    runtime.load_cards(search=False)
+    if interactive:
+        runtime.workers.submit(runtime.prepare_search)
     # A game that did not load is said at start, never silent.
     for problem in [*runtime.library.load_problems(lang), *runtime.file_problems(lang)]:
         print(problem, file=sys.stderr)
@@ -340,7 +346,6 @@ def main(reader_path: str | list[str], as_json: bool = False, count: int | None 
             if not result.ok:
                 print(t("console.table_error", error=result.reason_text(lang)), file=sys.stderr)
                 return 2
-        interactive = bool(sys.stdin and sys.stdin.isatty())
         playing = runtime.session.game is not None
         # Typed lines matter with a simulated reader (cards) or a game (commands); a piped script ends the run.
         wants_stdin = runtime.scans.simulator is not None or playing

@@ -139,7 +139,7 @@ def read_game(path: Path, shown: str | None = None) -> tuple[GameInfo, Any]:
 
 
 # The last game.yaml read, with its text: a game's start reads it twice (the table engine, then
-# the words of speech), and parsing and checking VTES's is a tenth of a second here, most of a
+# the words of speech), and parsing and checking the largest game's is a tenth of a second here, most of a
 # second on a Pi. A reading is reused only for the very same text (the file is read again each
 # time: a game edited meanwhile is parsed again); the shown path only names errors, which a
 # reading that passed has none of, and the path GameInfo carries. One game's kept, no more.

@@ -5,7 +5,7 @@ Kept per game: each game's row has its own key, a hash of what that game is read
 folder's files, the user's own cards of that game, its card source's name, version and files:
 the lists ``cards update`` fetched), their paths, sizes and modification times, plus the index
 format version. A start reads the games whose key still holds and rebuilds only the others
-(a user's card added to one game, on a Raspberry Pi: that game, not VTES's 4,000 cards again).
+(a user's card added to one game, on a Raspberry Pi: that game, not the 4,000 cards of the largest game again).
 
 Stored as JSON, never pickle: reading the cache must not be able to run code, whoever wrote the
 file. Per game, the cards' short fields are rows (one list per card, in ``Card`` order, then
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from companion.cards.search import SearchIndex
 
 log = logging.getLogger(__name__)
-FORMAT = 16  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
+FORMAT = 17  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
 
 
 def index_path() -> Path:

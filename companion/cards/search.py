@@ -11,8 +11,9 @@ start the cards have (a "token"): a one-word query the cards know, the usual one
 and a slice. Typos go through a deletion index (the "symmetric delete" method): every name word
 is stored under each form it takes with one or two letters deleted; two words within two edits
 of each other share such a form, so a query word finds its candidates by looking up its own
-deletions, and rapidfuzz measures only those few. The state of a card index is plain JSON data
-(``state()``), kept in the card index's cache so that a warm start does not build it again.
+deletions, and rapidfuzz measures only those few (``_TypoForms``: flat arrays of the forms'
+keys). The state of a card index is plain JSON data (``state()``), typo forms included, kept in
+the card index's cache so that a warm start builds none of it again.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import bisect
 import re
 import sys
 import unicodedata
+import zlib
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
@@ -39,7 +41,7 @@ from companion.cards.model import Card
 T = TypeVar("T")
 _NON_WORD = re.compile(r"[^0-9a-z]+")
 _LIGATURES = str.maketrans({"œ": "oe", "æ": "ae", "ø": "o", "đ": "d", "ł": "l"})
-STATE_FORMAT = 4  # bump when the shape of ``SearchIndex.state()`` changes
+STATE_FORMAT = 5  # bump when the shape of ``SearchIndex.state()`` changes
 
 
 def normalize(text: str) -> str:
@@ -59,14 +61,21 @@ def max_edits(word: str) -> int:
     return 0 if len(word) <= 3 else 1 if len(word) <= 5 else 2
 
 
+_KEY = 0xFFFFFFFF  # a form's key: the low 32 bits of its hash
+_START_SHIFT = 18  # keys are found from where those of their top 14 bits start (64 KB of starts)
+
+
 def _deletions(word: str, depth: int) -> Iterator[int]:
-    """``word`` and every form of it with up to ``depth`` letters deleted, each as the hash of the
-    tuple of its letters (a form may come twice: "ll" less either l). The letters kept are
-    itertools' combinations, hashed in C: no string is made for a form, and the index keeps a
-    number per form instead of a string (a third of its memory). Two forms with one hash merely
-    offer one more candidate, which rapidfuzz's measure then turns away."""
-    n = len(word)
-    return map(hash, chain.from_iterable(combinations(word, kept) for kept in range(n, max(n - depth, 0) - 1, -1)))
+    """The key of ``word`` and of every form of it with up to ``depth`` letters deleted (a form
+    may come twice: "ll" less either l). A key is the hash of the tuple of the form's letters as
+    bytes (itertools' combinations, hashed in C: no string is made for a form), cut to 32 bits:
+    small numbers hash alike in every process, so keys computed once are kept in the cache
+    (``_TypoForms``). Two forms with one key merely offer one more candidate, which rapidfuzz's
+    measure then turns away."""
+    letters = word.encode()
+    n = len(letters)
+    return map(_KEY.__and__, map(hash, chain.from_iterable(
+        combinations(letters, kept) for kept in range(n, max(n - depth, 0) - 1, -1))))
 
 
 def _stored_depth(word: str) -> int:
@@ -78,20 +87,92 @@ def _stored_depth(word: str) -> int:
     return -1 if n < 3 else 0 if n == 3 else 1 if n < 6 else 2
 
 
-def _deletion_index(words: Iterable[str]) -> dict[int, tuple[str, ...]]:
-    """Each stored form of the name ``words`` → the words that have it."""
-    index: dict[int, tuple[str, ...]] = {}
-    forms = index.keys()
-    for word in words:
-        depth = _stored_depth(word)
-        if depth < 0:
-            continue
-        own = set(_deletions(word, depth))
-        shared = own & forms  # a set operation in C: most forms belong to one word
-        for form in shared:
-            index[form] = (*index[form], word)
-        index.update(dict.fromkeys(own - shared, (word,)))
-    return index
+def _check_key() -> int:
+    """The key of one known form: a state whose check differs was written by a Python that hashes
+    otherwise (another implementation, a 32-bit one), and its keys are built again."""
+    return next(_deletions("companion", 0))
+
+
+class _TypoForms:
+    """The deletion index: each stored form of the name words (see ``_stored_depth``) → the words
+    that have it, as flat arrays: the forms' keys sorted (a form of several words once per word)
+    with their words' numbers, and a filter of one byte per slot of keys (a key's top bits), 1
+    where some form's key falls (4 slots a key: an eighth of the keys not stored pass it). 1.9 MB
+    for 4,000 cards where a dict of them took 10 MB, and kept in the cache as they are: a warm
+    start builds nothing (building took a third of a console's start).
+
+    A query word's forms go through the filter in C (most have no stored form: nothing to look
+    up), then the few left are looked up in the keys by bisection, between the starts of their
+    top bits' keys (a third of the probes of a bisection of them all)."""
+
+    def __init__(self, keys: array, words: array, slots: bytes, starts: array) -> None:
+        size = len(slots)  # a power of two, 64 or more
+        if (len(keys) != len(words) or size < 64 or size & (size - 1) or size > 1 << 32
+                or len(starts) != (1 << (32 - _START_SHIFT)) + 1 or starts[-1] != len(keys) or max(starts) > len(keys)):
+            raise ValueError("typo forms whose arrays do not add up")
+        self._keys, self._words, self._slots, self._starts = keys, words, slots, starts
+        self._shift = 33 - size.bit_length()  # a key's slot: its top bits, as many as the filter has
+        self.lookup: dict[int, tuple[int, ...]] | None = None  # see ``build``
+
+    @classmethod
+    def build(cls, words: Sequence[str]) -> _TypoForms:
+        """The forms of the name ``words`` (sorted: the numbers are their places), with a dict of
+        them (``lookup``) that the one building the index uses as long as it ranks (a lookup
+        there is a tenth of a bisection; a card index's build looks up every token's typos)."""
+        lookup: dict[int, tuple[int, ...]] = {}  # a form's key → its words' numbers
+        forms = lookup.keys()
+        for i, word in enumerate(words):
+            depth = _stored_depth(word)
+            if depth < 0:
+                continue
+            own = set(_deletions(word, depth))
+            shared = own & forms  # a set operation in C: most forms belong to one word
+            for form in shared:
+                lookup[form] = (*lookup[form], i)
+            lookup.update(dict.fromkeys(own - shared, (i,)))
+        ordered = sorted(lookup)
+        found = list(map(lookup.__getitem__, ordered))
+        # A form of several words: its key once per word, each step in C.
+        keys = array("I", chain.from_iterable(map(repeat, ordered, map(len, found))))
+        size = max(64, 1 << (4 * len(keys)).bit_length())
+        shift = 33 - size.bit_length()
+        slots = bytearray(size)
+        for key in ordered:
+            slots[key >> shift] = 1
+        starts = array("I", map(bisect.bisect_left, repeat(keys), range(0, (1 << 32) + 1, 1 << _START_SHIFT)))
+        typos = cls(keys, _packed(chain.from_iterable(found)), bytes(slots), starts)
+        typos.lookup = lookup
+        return typos
+
+    def state(self) -> dict[str, Any]:
+        return {"check": _check_key(), "keys": _encode(self._keys), "words": _encode(self._words),
+                "slots": base64.b64encode(zlib.compress(self._slots)).decode("ascii"), "starts": _encode(self._starts)}
+
+    @classmethod
+    def restore(cls, stored: dict[str, Any], word_count: int) -> _TypoForms:
+        keys, words = _decode(stored["keys"]), _decode(stored["words"])
+        if keys.typecode != "I" or (words and max(words) >= word_count):
+            raise ValueError("typo forms of other words")
+        try:
+            slots = zlib.decompress(base64.b64decode(stored["slots"]))
+        except zlib.error as exc:  # damaged: built again, as any unusable state
+            raise ValueError(f"typo forms unreadable: {exc}") from exc
+        return cls(keys, words, slots, _decode(stored["starts"]))
+
+    def words(self, keys: Iterable[int]) -> list[int]:
+        """The numbers of the words that have a form of one of ``keys`` (one may come twice)."""
+        if self.lookup is not None:
+            return list(chain.from_iterable(filter(None, map(self.lookup.get, keys))))
+        keys = list(keys)
+        stored, numbers, last, starts = self._keys, self._words, len(self._keys), self._starts
+        found = []
+        for key in compress(keys, map(self._slots.__getitem__, map(self._shift.__rrshift__, keys))):
+            top = key >> _START_SHIFT
+            at = bisect.bisect_left(stored, key, starts[top], starts[top + 1])
+            while at < last and stored[at] == key:
+                found.append(numbers[at])
+                at += 1
+        return found
 
 
 def _prefix_table(words: list[str], shortest: int) -> dict[str, tuple[str, ...]]:
@@ -206,7 +287,7 @@ class DocIndex(Generic[T]):
         self._name_map = {w: tuple(sorted(name_map[w])) for w in self._name_words}
         text_words = sorted(w for w, d in text_map.items() if len(d) <= common)
         self._text_map = {w: tuple(sorted(text_map[w])) for w in text_words}
-        self._deletes = _deletion_index(self._name_words)
+        self._typos = _TypoForms.build(self._name_words)
         # Every prefix of a word (2 letters or more for names, 4 for texts: shorter ones are not
         # completed) → the words it starts, in sorted order.
         self._name_prefixes = _prefix_table(self._name_words, 2)
@@ -245,6 +326,7 @@ class DocIndex(Generic[T]):
         self._tokens = {t: i for i, t in enumerate(tokens)}
         self._offsets, self._docs, self._scores, self._codes = map(_packed, (offsets, docs, scores, codes))
         self._name_prefixes = self._text_prefixes = self._text_map = {}
+        self._typos.lookup = None  # 8 MB: the flat arrays answer the queries from now on
 
     # --- the cache -----------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -255,7 +337,7 @@ class DocIndex(Generic[T]):
         return {
             "full": self._full,
             "name_words": self._name_words, "name_docs": [self._name_map[w] for w in self._name_words],
-            "tokens": "\n".join(self._tokens),
+            "tokens": "\n".join(self._tokens), "typos": self._typos.state(),
             "ranked": [_encode(a) for a in (self._offsets, self._docs, self._scores, self._codes)],
         }
 
@@ -267,8 +349,11 @@ class DocIndex(Generic[T]):
         self._name_words = state["name_words"]
         self._name_map = dict(zip(self._name_words, map(tuple, state["name_docs"]), strict=True))
         self._name_prefixes = self._text_prefixes = self._text_map = {}
-        # Made again from the name words (80 ms here) rather than stored: 2 MB less in the cache.
-        self._deletes = _deletion_index(self._name_words)
+        typos = state["typos"]
+        # Keys hashed otherwise (see _check_key): built again, as a first build does.
+        self._typos = (_TypoForms.restore(typos, len(self._name_words)) if typos["check"] == _check_key()
+                       else _TypoForms.build(self._name_words))
+        self._typos.lookup = None  # as a ranked index built here keeps them: the flat arrays alone
         tokens = state["tokens"].split("\n") if state["tokens"] else []
         self._offsets, self._docs, self._scores, self._codes = map(_decode, state["ranked"])
         if len(self._offsets) != len(tokens) + 1 or self._offsets[-1] != len(self._docs) or not (
@@ -283,7 +368,8 @@ class DocIndex(Generic[T]):
     # --- matching one query word ---------------------------------------------------------
     def _scan_near(self, word: str, edits: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """Name words one and two edits away from ``word``, through the deletion index."""
-        found = set(chain.from_iterable(filter(None, map(self._deletes.get, _deletions(word, edits)))))
+        words = self._name_words
+        found = set(map(words.__getitem__, self._typos.words(_deletions(word, edits))))
         near: tuple[list[str], ...] = ([], [], [], [])  # by distance; edits + 1: too far
         for other in found:
             near[OSA.distance(word, other, score_cutoff=edits)].append(other)

@@ -176,17 +176,20 @@ class Runtime:
 
     # -- cards ----------------------------------------------------------------------------
 
-    def load_cards(self, progress: Callable[[int, int, str], None] | None = None) -> dict[str, str]:
+    def load_cards(self, progress: Callable[[int, int, str], None] | None = None,
+                   search: bool = True) -> dict[str, str]:
         """Load every game's cards (blocking: call it from a worker); the problems by game, in one
-        line each. Scans resolve once this has run, whatever happened."""
+        line each. Scans resolve once this has run, whatever happened. ``search``: the card
+        search's index too (a front end that has it built later, ``prepare_search``, says False)."""
         errors: dict[str, str] = {}
         if progress is not None:
             self.library.progress = progress
         try:
             for game in self.library.games:  # the first call reads (or builds) the card index
                 self.library.load(game)
-            # The search index too (2-3 s for the largest game): never on a player's time, at the first card named.
-            self.library.prepare_search()
+            if search:
+                # The search index too: never on a player's time, at the first card named.
+                self.library.prepare_search()
             # And the words of speech: the first card laid is said without reading them first.
             from companion.speech.phrases import prepare
 
@@ -203,6 +206,13 @@ class Runtime:
         for game, why in errors.items():
             log.warning("cards of %s unavailable: %s", game, why)
         return errors
+
+    def prepare_search(self) -> None:
+        """Build the card search's index now (a worker's job, while a person reads the start):
+        the first card they name is then answered at once. A search asked before it is done
+        waits for it (the library's lock), so it answers the same either way."""
+        self.library.prepare_search()
+        _give_back_freed_memory()  # the stored search state's JSON, decoded and freed
 
     def file_problems(self, lang: str | None = None) -> list[str]:
         """The user's own files that cannot be read (the collection, the settings), one sentence

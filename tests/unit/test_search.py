@@ -1,9 +1,12 @@
 """Search finds cards by misspelled, accent-less and English names; filters narrow it."""
 
 import json
+import os
 import random
 import sqlite3
 import string
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,7 @@ from rapidfuzz.distance import OSA
 
 from companion.cards import catalog
 from companion.cards import index as card_index
+from companion.cards import search as search_module
 from companion.cards.catalog import Catalog
 from companion.cards.library import CardLibrary
 from companion.cards.search import DocIndex, SearchIndex, card_doc, max_edits, normalize
@@ -179,3 +183,41 @@ def test_the_card_index_keeps_the_search_index(tmp_path: Path, monkeypatch: pyte
         db.execute("UPDATE search SET data = ?", (json.dumps({"format": 1, "refs": ["vtes:1"]}),))
     damaged = CardLibrary(warm)
     assert [(h.card.ref, h.score) for h in damaged.search("govrn the unalligned", game="vtes")] == hits
+
+
+def test_a_stored_state_builds_no_typo_forms(index: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm start reads the typo forms with the rest of the state (building them was a third
+    of a console's start); the restored index finds the same typos."""
+    state = json.loads(json.dumps(index.state()))
+
+    def built(*_: object) -> None:
+        raise AssertionError("the typo forms were built again from a stored state")
+
+    monkeypatch.setattr(search_module._TypoForms, "build", built)
+    restored = SearchIndex(index._cards, state=state)
+    for query in ("deflektoin", "govrn the unalligned", "ansn", "majesti", "unalligned"):
+        assert ([(h.card.ref, h.score) for h in restored.search(query, game="vtes")]
+                == [(h.card.ref, h.score) for h in index.search(query, game="vtes")]), query
+
+
+def test_typo_forms_of_another_python_are_built_again(index: SearchIndex) -> None:
+    """The typo forms are kept as hashes; a state written by a Python that hashes otherwise (its
+    check does not match) has them built again here, never trusted: the same typos found."""
+    state = json.loads(json.dumps(index.state()))
+    state["index"]["typos"]["check"] += 1
+    restored = SearchIndex(index._cards, state=state)
+    for query in ("deflektoin", "govrn the unalligned", "ansn"):
+        assert ([(h.card.ref, h.score) for h in restored.search(query, game="vtes")]
+                == [(h.card.ref, h.score) for h in index.search(query, game="vtes")]), query
+
+
+def test_typo_keys_are_the_same_in_every_process() -> None:
+    """The typo forms' keys are kept in the cache and read by other processes: they must not
+    depend on the hash seed each process draws for its strings (PYTHONHASHSEED)."""
+    code = ("from companion.cards import search; "
+            "print(search._check_key(), sorted(search._deletions('deflection', 2)))")
+    ours = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=FIXTURE.parents[2], env={**os.environ, "PYTHONHASHSEED": "1"}).stdout
+    theirs = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            cwd=FIXTURE.parents[2], env={**os.environ, "PYTHONHASHSEED": "2"}).stdout
+    assert ours == theirs == f"{search_module._check_key()} {sorted(search_module._deletions('deflection', 2))}\n"
