@@ -140,6 +140,23 @@ def assert_nothing_clipped(screen) -> None:
         assert x >= -1 and x + widget.width <= screen.get_root_window().width + 1, f"{widget.text[:30]!r} off screen"
 
 
+def nav_word_lines(button) -> list[str]:
+    """The lines the button draws under its glyph, as laid out by Kivy (markup stripped)."""
+    lines = ["".join(word.text for word in line.words) for line in button._label._cached_lines]
+    return [line for line in lines[1:] if line.strip()]  # the first line is the glyph
+
+
+def assert_nav_words_whole(root, where: str) -> None:
+    """Each word of each navigation button is drawn whole on one line: a bold selected word wider
+    than the rail broke as "Réglage / s", which no line-width check sees (each piece fits)."""
+    for button in root.nav.buttons():
+        drawn = [piece for line in nav_word_lines(button) for piece in line.split()]
+        assert drawn == button.word.split(), (
+            f"{where}: {button.word!r} (selected: {button.selected}) drawn as {nav_word_lines(button)!r}"
+            f" in a {button.width:.0f}px button")
+        assert button.texture_size[0] <= button.width + 1, f"{where}: {button.word!r} wider than its button"
+
+
 def _in_scroll_view(widget) -> bool:
     from kivy.uix.scrollview import ScrollView
 
@@ -205,6 +222,35 @@ def test_each_screen_renders_whole_at(size, window, demo, tmp_path):
     assert card.title == GOVERN_SHOWN and ("Coût", "1 sang") in card.fields
     assert "Dominate" in card.keywords or "Domination" in card.keywords  # "dom" explained from the glossary
     assert [s.card.name for s in card.history][:2] == ["Govern the Unaligned", "Anson (G1)"]
+
+
+def test_nav_rail_words_never_break_in_two(window, demo):
+    """At 800x480, in both languages and at every text scale Settings offers, with each screen's
+    button selected (drawn bold) in turn, no word of the rail is cut across two lines."""
+    from companion import i18n
+    from companion.ui.screens.settings import TEXT_SCALES
+    from companion.ui.theme import theme
+
+    resize(window, 800, 480)
+    demo.set_game("vtes")
+    demo.root.show("settings")
+    frames(4)
+    names = [b.screen for b in demo.root.nav.buttons()]
+    try:
+        for lang in ("fr", "en"):
+            i18n.set_language(lang)
+            for scale in TEXT_SCALES:
+                theme.text_scale = float(scale)
+                for name in names:
+                    # The bar's mark alone (the Table would hide the bar): the button drawn bold.
+                    demo.root.nav.current = name
+                    frames(4)
+                    assert_nav_words_whole(demo.root, f"{lang} x{scale} on {name}")
+    finally:
+        theme.text_scale = 1.0
+        i18n.set_language("fr")
+        demo.root.nav.current = demo.root.current
+        frames(4)
 
 
 def test_card_history_tap_shows_a_card_again(window, demo):
