@@ -4,12 +4,31 @@ drawn inverted and marked with a bar, so that it never depends on colour alone."
 from __future__ import annotations
 
 from kivy.clock import Clock
-from kivy.properties import BooleanProperty, OptionProperty, StringProperty
+from kivy.core.text import Label as CoreLabel
+from kivy.properties import BooleanProperty, NumericProperty, OptionProperty, StringProperty
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.label import Label
 from kivy.uix.scrollview import ScrollView
 
-from companion.ui.widgets import load_widgets_kv
+from companion.ui.theme import theme
+from companion.ui.widgets import load_widgets_kv, sizes
+
+# Each side of a rail button keeps its frame (2 px in, 1.5 px line) and the 6 px mark of the
+# current screen clear of the word, which is centred: twice that in all.
+RAIL_WORD_MARGIN = 2 * 8
+
+
+def widest_word(words: list[str], glyphs: list[str], font_size: float) -> float:
+    """The widest of the words and glyphs as a button draws them when selected: bold, the words in
+    the app's font and the glyphs in the glyph font, at ``font_size``. A word is never cut:
+    a rail narrower than its widest word broke "Réglages" into "Réglage / s" at 800x480."""
+    widest = 0.0
+    for font_name, texts in ((theme.font_name, words), (sizes.glyph_font, glyphs)):
+        measure = CoreLabel(font_name=font_name, font_size=font_size, bold=True)
+        for text in texts:
+            for piece in text.split():
+                widest = max(widest, measure.get_extents(piece)[0])
+    return widest
 
 
 class NavButton(ButtonBehavior, Label):
@@ -26,10 +45,15 @@ class NavBar(ScrollView):
     orientation = OptionProperty("vertical", options=("vertical", "horizontal"))
     current = StringProperty("")
     picked = StringProperty("")  # the screen last asked for; the root shows it
+    # The widest word of the bar drawn bold at the current text size: the rail is sized from it.
+    word_width = NumericProperty(0.0)
 
     def __init__(self, **kwargs) -> None:
         load_widgets_kv()
         super().__init__(**kwargs)
+        # Measured again when the words, their size (window, text scale) or their font change;
+        # bound methods are held weakly by the theme, so a closed bar goes.
+        theme.bind(small=self._measure_words, font_name=self._measure_words)
         # After the next layout: the bar turned, resized or filled moves its buttons.
         self._reveal = Clock.create_trigger(self._scroll_to_current, 0)
         self.bind(size=self._reveal, orientation=self._reveal)
@@ -38,8 +62,9 @@ class NavBar(ScrollView):
     def add_item(self, screen: str, glyph: str, word: str) -> NavButton:
         button = NavButton(screen=screen, glyph=glyph, word=word, selected=screen == self.current,
                            horizontal=self.orientation == "horizontal")
-        button.bind(on_release=self._pick)
+        button.bind(on_release=self._pick, word=self._measure_words, glyph=self._measure_words)
         self.ids.nav_items.add_widget(button)
+        self._measure_words()
         return button
 
     def buttons(self) -> list[NavButton]:
@@ -47,6 +72,10 @@ class NavBar(ScrollView):
 
     def button(self, screen: str) -> NavButton | None:
         return next((b for b in self.buttons() if b.screen == screen), None)
+
+    def _measure_words(self, *_args: object) -> None:
+        buttons = self.buttons()
+        self.word_width = widest_word([b.word for b in buttons], [b.glyph for b in buttons], theme.small)
 
     def on_orientation(self, _bar: NavBar, orientation: str) -> None:
         for b in self.buttons():
