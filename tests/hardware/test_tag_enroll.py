@@ -26,6 +26,10 @@ def _lines(proc: subprocess.Popen) -> queue.Queue:
         for line in proc.stdout:
             out.put(line.rstrip("\n"))
         out.put(None)
+        # What the program said on its way out (once seen in a loaded run: it ended after
+        # "Posez … (2 / 3)" with nothing on stdout), so that a failure names its reason.
+        proc.wait()
+        out.put(f"[exit {proc.returncode}] {proc.stderr.read().strip()}")
 
     threading.Thread(target=pump, daemon=True).start()
     return out
@@ -39,7 +43,7 @@ def _wait_for(lines: queue.Queue, text: str, seen: list[str], timeout: float = 2
         except queue.Empty:
             continue
         if line is None:
-            raise AssertionError(f"ended before {text!r}: {seen}")
+            raise AssertionError(f"ended before {text!r}: {seen} {lines.get(timeout=5)}")
         seen.append(line)
         if text in line:
             return line
