@@ -829,9 +829,14 @@ def test_the_table_menu_invites_the_phones(stage, monkeypatch):
     table = stage.table
     asked = []
     monkeypatch.setattr(table, "invite_phones", lambda: asked.append(True))
+    not_made = set(stage.root.manager.pending)
+    assert {"rules", "enroll", "settings"} <= not_made
     stage.tap(table.action("menu"))
     menu = table.menu
     assert menu is not None and menu.invite.word == "Inviter les téléphones"
+    # Each screen named with its sign, and none made for it: they are made when one is picked.
+    assert menu.buttons["rules"].glyph == "\u00a7" and menu.buttons["settings"].glyph == "\u2699"
+    assert set(stage.root.manager.pending) == not_made
     stage.tap(menu.invite)
     assert asked == [True] and table.menu is None
 
