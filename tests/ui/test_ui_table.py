@@ -696,6 +696,22 @@ def test_escape_goes_back_through_the_screens_shown(stage):
     assert not root.back() and root.current == "home"
 
 
+# --- Home lists the saved games when it is shown, not at every change made at the table -------
+def test_home_lists_the_saved_games_when_shown(stage):
+    start(stage, "vtes", ["Ann", "Bob"], seed=1)
+    home = stage.screen("home")
+    made = list(home.ids.saved.children)
+    step(stage, 0, "pool", -2)
+    act(stage, "next")
+    assert list(home.ids.saved.children) == made  # not written again for a screen not shown
+    stage.show("home")
+    button = home.resume_button(stage.session.game.id)
+    assert button is not None and "Ann, Bob" in button.word and button not in made
+    game = stage.session.game.id
+    stage.tap(button)  # resumed where it stands
+    assert stage.root.current == "table" and stage.session.game.id == game and counters(stage, 0)["pool"] == 28
+
+
 # --- Home: where each player sits; the turn order follows the seats --------------------------
 def test_home_puts_each_player_on_their_side(stage):
     home = stage.screen("home")
