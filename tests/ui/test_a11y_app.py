@@ -119,6 +119,8 @@ def app(window, tmp_path):
 def test_a_whole_vtes_turn_with_keys_only(app):
     assert app.said() == ["Écran Accueil. Choisir le jeu et les joueurs, ou reprendre une partie."]
     app.session.new_game("vtes", ["Ann", "Bob", "Cy"], seed=1)  # Cy is drawn to start
+    # Its draw said first: the voice's thread may take the words before or after F3 is read.
+    assert app.voice.wait_idle(5)
     assert app.press("f3") == ["Écran Table. Manche un, au tour de Cy, phase Redressement."]
     assert app.root.current == "table"
     # untap → master → minion: each phase by its name, its reminder after it the first time
@@ -182,6 +184,8 @@ def test_a_whole_vtes_turn_with_keys_only(app):
 
 def test_a_whole_res_arcana_round_with_keys_only(app):
     app.session.new_game("res-arcana", ["Ann", "Bob"], seed=3)  # Ann has the first-player tile
+    # Its draw said first: the voice's thread may take the words before or after F3 is read.
+    assert app.voice.wait_idle(5)
     assert app.press("f3") == ["Écran Table. Manche un, au tour d'Ann, phase Collecte."]
     # collect: Ann's first essence, then Bob's gold, from the keypad
     assert app.press("numpad5") == ["Ann, Mort, une."]
