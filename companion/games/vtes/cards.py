@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -34,7 +34,24 @@ log = logging.getLogger(__name__)
 
 
 def krcg_version() -> str:
-    """krcg's installed version, or "missing" (the library then says VTES could not load)."""
+    """krcg's installed version, or "missing" (the library then says VTES could not load).
+
+    Part of the card index's key, so asked on every start that reads cards: read from the name of
+    its ``krcg-<version>.dist-info`` folder, the first on ``sys.path`` as importlib.metadata finds
+    it. importlib.metadata itself (email, zipfile, csv with it) was a sixth of such a start's CPU;
+    it answers only where the name cannot (an egg-info, a zip on the path, no krcg at all)."""
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:  # absent, or a zip: importlib.metadata looks there below
+            continue
+        found = [n for n in names if n.lower().startswith("krcg-") and n.endswith((".dist-info", ".egg-info"))]
+        if len(found) == 1 and found[0].endswith(".dist-info"):
+            return found[0][len("krcg-"):-len(".dist-info")]
+        if found:
+            break
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("krcg")
     except PackageNotFoundError:
