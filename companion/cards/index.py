@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from companion.cards.search import SearchIndex
 
 log = logging.getLogger(__name__)
-FORMAT = 18  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
+FORMAT = 19  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
 
 
 def index_path() -> Path:
@@ -148,7 +148,10 @@ def _decode(result: Catalog, game_id: str, stored: Stored) -> bool:
         # that game's files again (only then: a game with no problem is the same in all).
         return False
     if info:
-        result.games[game_id] = game = GameInfo.from_json(json.loads(info))
+        short, _, later = info.partition(b"\n")  # GameInfo.stored's two parts (JSON has no raw newline)
+        if not later:
+            raise ValueError(f"the game {game_id} without its glossary and rules")
+        result.games[game_id] = game = GameInfo.from_stored(json.loads(short), later)
         add_messages(game.messages)  # a warm start reads no game.yaml: its messages come from here
         result.cards[game_id] = _cards(json.loads(data), bodies)
     for message in messages:
@@ -315,7 +318,7 @@ def _row(catalog: Catalog, game_id: str, key: str) -> Stored:
     """One freshly built game as its row is written."""
     info = catalog.games.get(game_id)
     rows, bodies = _rows(catalog.cards.get(game_id, {})) if info is not None else (b"", b"")
-    return (key, language(), json.dumps(info.to_json(), ensure_ascii=False).encode() if info is not None else b"",
+    return (key, language(), b"\n".join(info.stored()) if info is not None else b"",
             json.dumps(catalog.errors.get(game_id, []), ensure_ascii=False).encode(), rows, bodies)
 
 
