@@ -250,10 +250,10 @@ def _cards(data: dict[str, Any], bodies: bytes) -> dict[str, Card]:
         deque(map(dict.__setitem__, cards, repeat(name), map(group, tuples[name])), 0)
     for name, values in columns.items():
         deque(map(dict.__setitem__, cards, repeat(name), values), 0)
-    langs = map(dict.__getitem__, cards, repeat("lang"))  # a card's names: its own, else its name in its language
-    deque(map(dict.setdefault, cards, repeat("names"), map(dict.fromkeys, zip(langs), columns["name"])), 0)
+    # A card's names are in its row when they are more than its name in its own language (the
+    # card makes those when first asked: model.Card.__getattr__).
     deque(map(dict.__setitem__, cards, repeat(STORED), zip(repeat(bodies), starts, ends)), 0)  # model.Card.__getattr__
-    if count and set(map(len, cards)) != {_FIELD_COUNT}:
+    if not set(map(len, cards)) <= {_FIELD_COUNT - 1, _FIELD_COUNT}:  # with or without their names
         raise ValueError("a card without all its fields")
     made = list(map(object.__new__, repeat(Card, count)))
     deque(map(object.__setattr__, made, repeat("__dict__"), cards), 0)
