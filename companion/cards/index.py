@@ -204,10 +204,11 @@ def _rows(cards: dict[str, Card]) -> tuple[bytes, bytes]:
         ends.append(at + len(part))
         at += len(part) + 1
     common = {}
-    for name in _PLAIN:
-        counts = Counter(json.dumps(getattr(card, name)) for card in listed)
-        if counts:
-            common[name] = json.loads(counts.most_common(1)[0][0])
+    for name in _PLAIN if listed else ():  # the commonest value of each field
+        try:
+            common[name] = Counter(getattr(card, name) for card in listed).most_common(1)[0][0]
+        except TypeError:  # a value that is no dict key (none of these fields' values today): by its JSON
+            common[name] = json.loads(Counter(json.dumps(getattr(card, name)) for card in listed).most_common(1)[0][0])
     rows = []
     for card in listed:
         row = {name: value for name in _PLAIN if (value := getattr(card, name)) != common[name]}
