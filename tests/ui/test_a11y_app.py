@@ -15,29 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui_helpers import read_png, relative_luminance
+from tests.ui_helpers import frames, read_png, relative_luminance
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(90)]
-
-
-def frames(count: int = 2, draw: bool = True) -> None:
-    """Advance the event loop ``count`` frames, the window drawn on the last one only, and not at
-    all with ``draw=False``: drawing is the costly part (Mesa's llvmpipe, 25-90 ms of CPU for the
-    table) and between two keys nothing looks at the window's pixels (what is said is checked)."""
-    from kivy.base import EventLoop
-    from kivy.clock import Clock
-    from kivy.lang import Builder
-
-    for n in range(count):
-        if draw and n == count - 1:
-            EventLoop.idle()
-            continue
-        # EventLoop.idle() without its last step (on_draw, on_flip when the canvas changed).
-        Clock.tick()
-        EventLoop.dispatch_input()
-        Builder.sync()
-        Clock.tick_draw()
-        Builder.sync()
 
 
 def ticks(count: int = 1) -> None:

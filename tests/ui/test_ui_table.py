@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.ui_helpers import Pixels, read_png
+from tests.ui_helpers import frames as ui_frames
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
 
@@ -28,26 +29,10 @@ DOCS = ROOT / "docs"
 
 # --- the window and the app's root ----------------------------------------------------------
 def frames(count: int = 3, draw: bool = True) -> None:
-    """Advance the event loop ``count`` frames (clock, input, kv rules, labels' textures, layout),
-    the window drawn on the last one only, and not at all with ``draw=False``. Drawing is the
-    costly part here (Mesa's llvmpipe: 25-90 ms of CPU for the table at 800x480, 3 of every 4
-    CPU-seconds of a touch game), and nothing between two touches looks at the window's pixels:
-    screenshots draw the root into a picture of their own, and every test's last state is drawn
-    when its stage closes."""
-    from kivy.base import EventLoop
-    from kivy.clock import Clock
-    from kivy.lang import Builder
-
-    for n in range(count):
-        if draw and n == count - 1:
-            EventLoop.idle()
-            continue
-        # EventLoop.idle() without its last step (on_draw, on_flip when the canvas changed).
-        Clock.tick()
-        EventLoop.dispatch_input()
-        Builder.sync()
-        Clock.tick_draw()
-        Builder.sync()
+    """Three frames unless told, the last one drawn (see tests.ui_helpers.frames): nothing between
+    two touches looks at the window's pixels, and every test's last state is drawn when its stage
+    closes."""
+    ui_frames(count, draw)
 
 
 class Stage:
