@@ -16,7 +16,7 @@ import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -33,12 +33,25 @@ os.environ.setdefault("NO_TRANSLATIONS", "1")
 log = logging.getLogger(__name__)
 
 
+_versions: dict[str, str] = {}  # krcg's METADATA text → the version it names
+
+
 def krcg_version() -> str:
-    """krcg's installed version, or "missing" (the library then says VTES could not load)."""
+    """krcg's installed version, or "missing" (the library then says VTES could not load).
+    Asked at every start (the card index's key of VTES): the installed METADATA is read each
+    time, so an upgrade is seen, but parsed as an e-mail header only once per process and text
+    (the parse was most of the key's time)."""
     try:
-        return version("krcg")
+        dist = distribution("krcg")
     except PackageNotFoundError:
         return "missing"
+    text = dist.read_text("METADATA")
+    if not text:
+        return dist.version
+    found = _versions.get(text)
+    if found is None:
+        found = _versions[text] = dist.version
+    return found
 
 
 def krcg_major() -> int:
