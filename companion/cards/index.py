@@ -19,7 +19,8 @@ every game (which words are too common to count, ranks across games), so it is k
 the key of the whole catalog (its games' keys): a warm start does not read it, the first search
 does (``read_search``). A first build computes it with the cards; after a game was rebuilt the
 first search computes it and keeps it (``keep_search``), so that a user's card added costs no
-search index to a command that searches nothing.
+search index to a command that searches nothing; a game built again with the very cards it had
+(a user's file that cannot be read, reasons in another language) keeps the stored one.
 """
 
 from __future__ import annotations
@@ -292,6 +293,26 @@ def _stored_search(db_path: Path, key: str) -> str | None:
         return None
 
 
+def _same_cards_search(db_path: Path, keys: dict[str, str], rows: dict[str, Stored]) -> str | None:
+    """The search state stored for the games the index held, when the games just built again
+    hold the very cards they held, byte for byte: a user's card file that cannot be read (a
+    mistake, a FIFO, a USB stick not mounted) or a game's reasons asked in another language. The
+    search is made of the cards alone, and computing it again for every game costs seconds
+    (most of a minute on a Raspberry Pi) for nothing."""
+    try:
+        with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
+            stored = db.execute("SELECT game, key, data, bodies FROM cards ORDER BY pos").fetchall()
+            if [game for game, *_ in stored] != list(keys):
+                return None
+            if any((data, bodies) != rows[game][4:] for game, _key, data, bodies in stored):
+                return None
+            row = db.execute("SELECT data FROM search WHERE key = ?",
+                             (catalog_key({game: key for game, key, *_ in stored}),)).fetchone()
+            return row[0] if row else None
+    except sqlite3.Error:
+        return None
+
+
 def keep_search(catalog: Catalog, search: SearchIndex) -> None:
     """Keep the search state just computed for ``catalog`` in the index, if the index still
     holds that catalog (another start may have rebuilt a game since). One SQLite transaction:
@@ -378,8 +399,11 @@ def load(cardmap: Path | None = None, overlay: Path | None = None, rebuild: bool
         return result, True
     rows.update({g: _row(fresh, g, keys[g]) for g in stale})
     # A first build computes the search's index with the cards (a first start takes its time
-    # anyway); after a change to some games it waits for the first search (``keep_search``).
-    search = _stored_search(db_path, catalog_key(keys)) if len(stale) < len(keys) else None
+    # anyway); after a change to some games it waits for the first search (``keep_search``),
+    # unless the games built again hold the very cards they held (see _same_cards_search).
+    search = None
+    if len(stale) < len(keys):
+        search = _stored_search(db_path, catalog_key(keys)) or _same_cards_search(db_path, keys, rows)
     if len(stale) == len(keys):
         from companion.cards.search import SearchIndex
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -38,9 +38,25 @@ _versions: dict[str, str] = {}  # krcg's METADATA text → the version it names
 
 def krcg_version() -> str:
     """krcg's installed version, or "missing" (the library then says VTES could not load).
-    Asked at every start (the card index's key of VTES): the installed METADATA is read each
-    time, so an upgrade is seen, but parsed as an e-mail header only once per process and text
-    (the parse was most of the key's time)."""
+
+    Part of the card index's key, so asked on every start that reads cards: read from the name of
+    its ``krcg-<version>.dist-info`` folder, the first on ``sys.path`` as importlib.metadata finds
+    it (an upgrade renames it: seen at once). importlib.metadata itself (email, zipfile, csv with
+    it) was a sixth of such a start's CPU; it answers only where the name cannot (an egg-info, a
+    zip on the path, no krcg at all), its METADATA parsed as an e-mail header once per process
+    and text."""
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:  # absent, or a zip: importlib.metadata looks there below
+            continue
+        infos = [n for n in names if n.lower().startswith("krcg-") and n.endswith((".dist-info", ".egg-info"))]
+        if len(infos) == 1 and infos[0].endswith(".dist-info"):
+            return infos[0][len("krcg-"):-len(".dist-info")]
+        if infos:
+            break
+    from importlib.metadata import PackageNotFoundError, distribution
+
     try:
         dist = distribution("krcg")
     except PackageNotFoundError:
