@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from companion.games.vtes import cards as _vtes
+from tests.ui_helpers import frames as ui_frames
 from tests.ui_helpers import read_png
 
 # krcg 5 (Python 3.12+) ships Govern the Unaligned's official French text: a French screen shows it.
@@ -42,18 +43,9 @@ def frames(count: int = 4) -> None:
 
 
 def settle(count: int = 4) -> None:
-    """A frame's work without drawing it: the clock's callbacks (each label's texture, each
-    layout) and the kv rules, as ``EventLoop.idle`` runs them before it draws. For a test that
-    reads only labels' lines and sizes: a frame drawn costs about 0.1 CPU-s in the tests' software
-    GL (llvmpipe rasterises it at the next texture upload or screenshot), and its pixels are not read."""
-    from kivy.clock import Clock
-    from kivy.lang import Builder
-
-    for _ in range(count):
-        Clock.tick()
-        Builder.sync()
-        Clock.tick_draw()
-        Builder.sync()
+    """A frame's work without drawing it (see tests.ui_helpers.frames): for a test that reads only
+    labels' lines and sizes, whose pixels are not read."""
+    ui_frames(count, draw=False)
 
 
 def wait_for(condition, timeout: float = 5.0) -> bool:
