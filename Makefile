@@ -29,8 +29,8 @@ MP     := $(MP_DIR)/node_modules/.package-lock.json
 $(MP): $(MP_DIR)/package-lock.json
 	cd $(MP_DIR) && npm ci --no-audit --no-fund
 
-# The suite runs in parallel (pytest-xdist, one worker per core; a file's tests stay together and
-# every Kivy window test goes to one worker, see tests/conftest.py): most tests wait on child
+# The suite runs in parallel (pytest-xdist, one worker per core; a file's tests stay together, the
+# costliest files first, each worker with its own Kivy window, see tests/conftest.py): most tests wait on child
 # processes, sockets and emulators. `make test PYTEST_PARALLEL=` runs them one after another.
 # Beside the whole suite on the project's Python, nox runs the Python-sensitive part of it (card
 # library, VTES through krcg 4 or 5, card updates, decks, search, game data, table rules, speech,

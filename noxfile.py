@@ -40,9 +40,10 @@ TESTS = [
 nox.options.download_python = "never"
 # uv builds a venv from its cache in seconds, where pip downloads everything again (no pip cache here).
 nox.options.default_venv_backend = "uv|virtualenv"
-# Compiled at install as pip does: otherwise every child process the tests start compiles krcg,
-# aiohttp... again (where PYTHONDONTWRITEBYTECODE is set, nothing would ever be kept).
-os.environ.setdefault("UV_COMPILE_BYTECODE", "1")
+# Not compiled at install (22 CPU-s per venv against 7, most of it for modules these tests never
+# import: Kivy's); the tests' pytest writes what it imports instead (PYTHONDONTWRITEBYTECODE
+# emptied for it, see matrix()), and every child process it starts reads that.
+os.environ.pop("UV_COMPILE_BYTECODE", None)
 nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = False
 nox.options.sessions = ["matrix"]
@@ -96,11 +97,11 @@ def matrix(session: nox.Session) -> None:
     if not stamp.exists() or stamp.read_text() != key:
         if session.venv_backend != "uv":  # uv's venvs have no pip, and need none
             session.install("-q", "--upgrade", "pip")
-        session.install("-q", "-e", ".[dev]")
+        session.install("-q", "-e", ".[test]")
         stamp.write_text(key)
     session.run("python", "-c", "import sys, krcg, importlib.metadata as m; "
                 "print(f'Python {sys.version.split()[0]}, krcg', m.version('krcg'))")
     # One process per Python, no xdist workers: the Pythons run side by side (nox -j) and beside
     # the main suite, which already keep the cores busy.
     session.run("python", "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-m", "not ui",
-                *TESTS, *session.posargs)
+                *TESTS, *session.posargs, env={"PYTHONDONTWRITEBYTECODE": ""})

@@ -11,7 +11,7 @@ Things built once per test session, because every test reads them and none chang
   for the ``rulebooks`` fixture and are skipped, with one line in the header, when they are absent.
 
 Under pytest-xdist (``make test`` runs ``-n auto --dist loadfile``) each test file stays in one
-worker, and every test under tests/ui/ in one worker too: one Kivy window per process, built once.
+worker, the costliest files first; a worker that runs window tests makes its one Kivy window once.
 """
 
 import importlib.util
@@ -138,21 +138,38 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 if importlib.util.find_spec("xdist") is not None:
 
+    def _cost(scope: str, tests: int) -> int:
+        """A file's likely cost, to start the costliest first: a window test costs several times
+        a plain one (it draws frames in software), whatever the file's count of tests."""
+        return tests * (6 if scope.startswith("tests/ui/") else 1)
+
     def pytest_xdist_make_scheduler(config: pytest.Config, log):
         """With ``--dist loadfile``: a file's tests stay in one worker (they share module fixtures),
-        and every test under tests/ui/ in one worker too (one Kivy window per process, made once).
-        A scheduler of our own, because xdist's ``xdist_group`` marks no longer group anything
-        with pytest 9.2's node ids (pytest-xdist issue 1386). The largest unit (the UI) goes first."""
+        the costliest files first so that no long file starts last and runs alone at the end. Each
+        worker that runs a window test makes its own window once (the window fixture). A scheduler
+        of our own, because xdist's ``xdist_group`` marks no longer group anything with pytest
+        9.2's node ids (pytest-xdist issue 1386), and xdist orders files by their count of tests."""
         if config.getvalue("dist") != "loadfile":
             return None
         from xdist.scheduler import LoadScopeScheduling
 
-        class ByFileUiTogether(LoadScopeScheduling):
-            def _split_scope(self, nodeid: str) -> str:
-                path = nodeid.split("::", 1)[0]
-                return "tests/ui" if path.startswith("tests/ui/") else path
+        class CostliestFileFirst(LoadScopeScheduling):
+            _ordered = False
 
-        return ByFileUiTogether(config, log)
+            def _assign_work_unit(self, node) -> None:
+                # The queue is whole before the first file is handed out: order it once, by cost
+                # (the workers keep their own collection order: only the queue moves).
+                if not self._ordered:
+                    ordered = sorted(self.workqueue.items(), key=lambda item: -_cost(item[0], len(item[1])))
+                    self.workqueue.clear()
+                    self.workqueue.update(ordered)
+                    self._ordered = True
+                super()._assign_work_unit(node)
+
+            def _split_scope(self, nodeid: str) -> str:
+                return nodeid.split("::", 1)[0]
+
+        return CostliestFileFirst(config, log)
 
 
 # The largest window any UI test asks for (1280x800; 480x800 is as tall). Offscreen, Kivy's GL
