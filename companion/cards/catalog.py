@@ -9,13 +9,17 @@ import os
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from companion import paths, registry
-from companion.cards.cardfile import load_cards, parse_card
-from companion.cards.gamedata import GameInfo, load_game
-from companion.cards.model import Card
-from companion.cards.validate import Checker
-from companion.cards.yamlload import DataError, load_file
+
+if TYPE_CHECKING:
+    from companion.cards.gamedata import GameInfo
+    from companion.cards.model import Card
+
+# The readers of the games' files (cardfile, gamedata's reader, validate, yamlload) are imported
+# by the functions that build: a start reads the card index and never needs them, and their
+# imports were a twentieth of the window's work before its first frame.
 
 
 def cardmap_dir() -> Path:
@@ -108,6 +112,10 @@ def build(cardmap: Path | None = None, overlay: Path | None = None, with_sources
 
 
 def _load_folder(catalog: Catalog, folder: Path, cardmap: Path, with_sources: bool) -> None:
+    from companion.cards.cardfile import load_cards
+    from companion.cards.gamedata import load_game
+    from companion.cards.yamlload import DataError
+
     game_file = folder / "game.yaml"
     try:
         game = load_game(game_file, _shown(game_file, cardmap))
@@ -162,6 +170,10 @@ def _shown(path: Path, root: Path) -> str:
 
 
 def _load_overlay(catalog: Catalog, path: Path) -> None:
+    from companion.cards.cardfile import parse_card
+    from companion.cards.validate import Checker
+    from companion.cards.yamlload import DataError, load_file
+
     game_id = path.stem
     game = catalog.games.get(game_id)
     if game is None:

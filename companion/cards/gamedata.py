@@ -8,6 +8,7 @@ document; here it is carried along untouched.
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -93,22 +94,64 @@ class GameInfo:
                 return entry
         return None
 
+    def __getattr__(self, name: str) -> Any:
+        # Called only for what the game's __dict__ lacks: a game read from the card index keeps
+        # its glossary and rules (most of its bytes) as JSON until first asked (``stored``).
+        later = self.__dict__.get(STORED)
+        if later is None or name not in LATER:
+            raise AttributeError(f"'GameInfo' object has no attribute {name!r}")
+        parts = _later_parts(json.loads(later))
+        # Two threads may decode the same game at once: both write the same values.
+        self.__dict__.update(parts)
+        self.__dict__.pop(STORED, None)
+        return self.__dict__[name]
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    def stored(self) -> tuple[bytes, bytes]:
+        """The game as the card index keeps it: the JSON of its fields but LATER, and that of
+        LATER (``from_stored`` reads them back)."""
+        data = self.to_json()
+        later = {name: data.pop(name) for name in LATER}
+        return (json.dumps(data, ensure_ascii=False).encode(),
+                json.dumps(later, ensure_ascii=False, separators=(",", ":")).encode())
+
+    @classmethod
+    def from_stored(cls, data: dict[str, Any], later: bytes) -> GameInfo:
+        """The game of ``stored``'s first part, its LATER fields decoded from ``later`` when first asked."""
+        game = cls.from_json({**data, **dict.fromkeys(LATER, [])})
+        for name in LATER:
+            del game.__dict__[name]
+        game.__dict__[STORED] = later
+        return game
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GameInfo:
         return cls(
             id=data["id"], names=data["names"], players=data["players"], card_language=data["card_language"],
             card_types=tuple(CardType(**t) for t in data["card_types"]),
-            glossary=tuple(GlossaryEntry(**{**g, "aliases": tuple(g["aliases"]), "see": tuple(g["see"])})
-                           for g in data["glossary"]),
-            rules=tuple(RuleSection(**r) for r in data["rules"]),
+            **_later_parts(data),
             deck=data["deck"], table=data["table"], path=data["path"], effects=data.get("effects") or {},
             card_fields=data.get("card_fields") or {},
             messages=data.get("messages") or {},
             speech=data.get("speech") or {},
         )
+
+
+# The fields a game read from the card index decodes on first use (a warm start reads 4,000
+# cards' names and every game's messages, not the glossaries and rules nobody reads before a
+# player asks), and the key of its __dict__ that holds their JSON meanwhile.
+LATER = ("glossary", "rules")
+STORED = "_later"
+
+
+def _later_parts(data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "glossary": tuple(GlossaryEntry(**{**g, "aliases": tuple(g["aliases"]), "see": tuple(g["see"])})
+                          for g in data["glossary"]),
+        "rules": tuple(RuleSection(**r) for r in data["rules"]),
+    }
 
 
 def plain(value: Any) -> Any:

@@ -8,10 +8,10 @@ format version. A start reads the games whose key still holds and rebuilds only 
 (a user's card added to one game, on a Raspberry Pi: that game, not the 4,000 cards of the largest game again).
 
 Stored as JSON, never pickle: reading the cache must not be able to run code, whoever wrote the
-file. Per game, the cards' short fields are rows (one list per card, in ``Card`` order, then
-where its long fields are), read at start; their long fields (text, rulings, flavour, extra:
-four fifths of the bytes) are one JSON array kept as bytes, each card's own slice decoded when
-first asked (``model.Card.__getattr__``). Each game's row carries a CRC of all it holds: a
+file. Per game, the cards' short fields are columns (``_rows``: shaped so that a start makes
+4,000 cards without a line of Python per card), read at start; their long fields (text,
+rulings, flavour, extra: four fifths of the bytes) are one JSON array kept as bytes, each
+card's own slice decoded when first asked (``model.Card.__getattr__``). Each game's row carries a CRC of all it holds: a
 damaged row is rebuilt, never trusted, and the other games' rows are kept.
 
 The card search's index (its words, name forms for typos: ``search.SearchIndex.state()``) spans
@@ -19,7 +19,8 @@ every game (which words are too common to count, ranks across games), so it is k
 the key of the whole catalog (its games' keys): a warm start does not read it, the first search
 does (``read_search``). A first build computes it with the cards; after a game was rebuilt the
 first search computes it and keeps it (``keep_search``), so that a user's card added costs no
-search index to a command that searches nothing.
+search index to a command that searches nothing; a game built again with the very cards it had
+(a user's file that cannot be read, reasons in another language) keeps the stored one.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ import sqlite3
 import sys
 import tempfile
 import zlib
+from collections import Counter, deque
+from itertools import repeat
+from operator import le, or_
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,7 +52,7 @@ if TYPE_CHECKING:
     from companion.cards.search import SearchIndex
 
 log = logging.getLogger(__name__)
-FORMAT = 17  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
+FORMAT = 19  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
 
 
 def index_path() -> Path:
@@ -145,7 +149,10 @@ def _decode(result: Catalog, game_id: str, stored: Stored) -> bool:
         # that game's files again (only then: a game with no problem is the same in all).
         return False
     if info:
-        result.games[game_id] = game = GameInfo.from_json(json.loads(info))
+        short, _, later = info.partition(b"\n")  # GameInfo.stored's two parts (JSON has no raw newline)
+        if not later:
+            raise ValueError(f"the game {game_id} without its glossary and rules")
+        result.games[game_id] = game = GameInfo.from_stored(json.loads(short), later)
         add_messages(game.messages)  # a warm start reads no game.yaml: its messages come from here
         result.cards[game_id] = _cards(json.loads(data), bodies)
     for message in messages:
@@ -154,48 +161,105 @@ def _decode(result: Catalog, game_id: str, stored: Stored) -> bool:
 
 
 _FIRST = tuple(f.name for f in dataclasses.fields(Card) if f.name not in LATER)  # read at start
-_GAME, _LANG = _FIRST.index("game"), _FIRST.index("lang")
-_TUPLES = tuple(i for i, f in enumerate(f for f in dataclasses.fields(Card) if f.name in _FIRST)
-                if str(f.type).startswith("tuple"))
+_TUPLE_FIELDS = tuple(f.name for f in dataclasses.fields(Card) if f.name in _FIRST and str(f.type).startswith("tuple"))
+_SPLIT = ("id", "name")  # one string each, every card its own: a column of text, cut at SEP
+# The other short fields: a card's row holds those that differ from its game's commonest value
+# (the game's id, its cards' language, an empty cost: the same for thousands of cards).
+_PLAIN = tuple(f for f in _FIRST if f not in _TUPLE_FIELDS and f not in _SPLIT and f != "names")
+_ROW_FIELDS = frozenset((*_PLAIN, "names"))
+_FIELD_COUNT = len(_FIRST) + 1  # with STORED
+SEP = "\x1f"  # ASCII's unit separator: no card's id or name has one (a column that does is a JSON list)
+
+
+def _column(values: list[str]) -> str | list[str]:
+    return values if any(SEP in v for v in values) else SEP.join(values)
+
+
+def _split(column: str | list[str], count: int) -> list[str]:
+    if isinstance(column, str):  # no card: "" (one card of an empty name: "" too, split to [""])
+        values = column.split(SEP) if count or column else []
+    else:
+        values = column
+    if len(values) != count:
+        raise ValueError(f"a column of {len(values)} values for {count} cards")
+    return values
 
 
 def _rows(cards: dict[str, Card]) -> tuple[bytes, bytes]:
-    """The short fields of ``cards`` as JSON rows, each ending with where the card's long fields
-    are in the second blob (a JSON array of them, as UTF-8)."""
-    rows, parts, at = [], [], 1
-    for card in cards.values():
+    """The short fields of ``cards`` as one JSON object of columns (``_cards`` reads it back),
+    and their long fields as a second blob: a JSON array of them, as UTF-8, each card's place in
+    it kept in the columns ``s`` and ``e``.
+
+    Shaped for reading, which every start does: the ids and names are columns of text cut with
+    ``str.split``; a card's names are left out when they are only its name in its own language;
+    a tuple field is a number into the list of the tuples met, each a list of numbers into one
+    list of words; the other fields are left out when they are the game's commonest value. So a
+    start parses a tenth of the JSON values it did (a JSON list per card) and makes each card
+    with no Python code of its own per card."""
+    listed = list(cards.values())
+    parts, starts, ends, at = [], [], [], 1
+    for card in listed:
         part = later_json(card).encode()
-        rows.append([*(getattr(card, name) for name in _FIRST), at, at + len(part)])
         parts.append(part)
+        starts.append(at)
+        ends.append(at + len(part))
         at += len(part) + 1
-    return (json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode(),
-            b"[" + b",".join(parts) + b"]")
+    common = {}
+    for name in _PLAIN if listed else ():  # the commonest value of each field
+        try:
+            common[name] = Counter(getattr(card, name) for card in listed).most_common(1)[0][0]
+        except TypeError:  # a value that is no dict key (none of these fields' values today): by its JSON
+            common[name] = json.loads(Counter(json.dumps(getattr(card, name)) for card in listed).most_common(1)[0][0])
+    rows = []
+    for card in listed:
+        row = {name: value for name in _PLAIN if (value := getattr(card, name)) != common[name]}
+        if card.names != {card.lang: card.name}:
+            row["names"] = card.names
+        rows.append(row)
+    groups: dict[tuple[str, ...], int] = {(): 0}
+    tuples = {name: [groups.setdefault(tuple(getattr(card, name)), len(groups)) for card in listed]
+              for name in _TUPLE_FIELDS}
+    words: dict[str, int] = {}
+    numbered = [[words.setdefault(w, len(words)) for w in group] for group in groups]
+    data = {"n": len(listed), "common": common, "rows": rows, "tuples": tuples, "groups": numbered,
+            "words": list(words), "s": starts, "e": ends,
+            **{name: _column([getattr(card, name) for card in listed]) for name in _SPLIT}}
+    return (json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode(), b"[" + b",".join(parts) + b"]")
 
 
-def _cards(rows: list[list[Any]], bodies: bytes) -> dict[str, Card]:
-    """Cards by id from their rows. What pickle did: fill the frozen dataclass's fields without
-    running its __init__ (4,000 cards on every start); the values are plain JSON data checked by
-    each row's length. One loop for them all: a call per card cost a fifth of a warm start."""
-    fields, tuples, count, new, size = (*_FIRST, STORED), _TUPLES, len(_FIRST) + 2, object.__new__, len(bodies)
-    # The same words come back thousands of times (a game's id, its types, "en", a clan's
-    # keywords, aliases): one string each, about a megabyte of 4,000 cards' memory.
-    same = sys.intern
-    cards = {}
-    for row in rows:
-        if len(row) != count:
-            raise ValueError(f"a card row of {len(row)} fields, not {count}")
-        for i in tuples:
-            row[i] = tuple(map(same, row[i])) if row[i] else ()  # most are empty: one shared tuple
-        row[_GAME], row[_LANG] = same(row[_GAME]), same(row[_LANG])
-        end = row.pop()
-        start = row[-1]
-        if not 0 < start <= end < size:
-            raise ValueError(f"a card's long fields at {start}-{end} of {size} bytes")
-        row[-1] = (bodies, start, end)  # where model.Card.__getattr__ finds them (STORED)
-        card = new(Card)
-        card.__dict__.update(zip(fields, row))  # noqa: B905 - the length is checked above
-        cards[row[1]] = card
-    return cards
+def _cards(data: dict[str, Any], bodies: bytes) -> dict[str, Card]:
+    """Cards by id from ``_rows``'s columns. What pickle did: fill the frozen dataclass's fields
+    without running its __init__ (4,000 cards on every start); the values are plain JSON data,
+    checked. Each step runs over all cards inside C (``map``): a Python loop over 4,000 cards,
+    a call or a statement each, was most of a warm start."""
+    count, size, same = data["n"], len(bodies), sys.intern
+    rows, starts, ends = data["rows"], data["s"], data["e"]
+    columns = {name: _split(data[name], count) for name in _SPLIT}
+    tuples = data["tuples"]
+    if not (len(rows) == len(starts) == len(ends) == count) or any(len(tuples[n]) != count for n in _TUPLE_FIELDS):
+        raise ValueError(f"card columns of other lengths than {count}")
+    if count and not (0 < min(starts) and max(ends) < size and all(map(le, starts, ends))):
+        raise ValueError(f"cards' long fields outside the {size} bytes")
+    common = {name: same(v) if isinstance(v, str) else v for name, v in data["common"].items()}
+    if not (_ROW_FIELDS.issuperset(common) and all(map(_ROW_FIELDS.issuperset, rows))):
+        raise ValueError("a card field unknown")
+    cards = list(map(or_, repeat(common), rows))  # a dict per card, its fields: the card's __dict__
+    # The same words and the same tuples of them come back thousands of times (a type, a clan's
+    # keywords, no alias): one string and one tuple each, about a megabyte of 4,000 cards' memory.
+    word = list(map(same, data["words"])).__getitem__
+    group = list(map(tuple, map(map, repeat(word), data["groups"]))).__getitem__
+    for name in _TUPLE_FIELDS:
+        deque(map(dict.__setitem__, cards, repeat(name), map(group, tuples[name])), 0)
+    for name, values in columns.items():
+        deque(map(dict.__setitem__, cards, repeat(name), values), 0)
+    # A card's names are in its row when they are more than its name in its own language (the
+    # card makes those when first asked: model.Card.__getattr__).
+    deque(map(dict.__setitem__, cards, repeat(STORED), zip(repeat(bodies), starts, ends)), 0)  # model.Card.__getattr__
+    if not set(map(len, cards)) <= {_FIELD_COUNT - 1, _FIELD_COUNT}:  # with or without their names
+        raise ValueError("a card without all its fields")
+    made = list(map(object.__new__, repeat(Card, count)))
+    deque(map(object.__setattr__, made, repeat("__dict__"), cards), 0)
+    return dict(zip(columns["id"], made, strict=True))
 
 
 def stored_cards(game_id: str) -> dict[str, Card] | None:
@@ -241,6 +305,26 @@ def _stored_search(db_path: Path, key: str) -> str | None:
         return None
 
 
+def _same_cards_search(db_path: Path, keys: dict[str, str], rows: dict[str, Stored]) -> str | None:
+    """The search state stored for the games the index held, when the games just built again
+    hold the very cards they held, byte for byte: a user's card file that cannot be read (a
+    mistake, a FIFO, a USB stick not mounted) or a game's reasons asked in another language. The
+    search is made of the cards alone, and computing it again for every game costs seconds
+    (most of a minute on a Raspberry Pi) for nothing."""
+    try:
+        with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
+            stored = db.execute("SELECT game, key, data, bodies FROM cards ORDER BY pos").fetchall()
+            if [game for game, *_ in stored] != list(keys):
+                return None
+            if any((data, bodies) != rows[game][4:] for game, _key, data, bodies in stored):
+                return None
+            row = db.execute("SELECT data FROM search WHERE key = ?",
+                             (catalog_key({game: key for game, key, *_ in stored}),)).fetchone()
+            return row[0] if row else None
+    except sqlite3.Error:
+        return None
+
+
 def keep_search(catalog: Catalog, search: SearchIndex) -> None:
     """Keep the search state just computed for ``catalog`` in the index, if the index still
     holds that catalog (another start may have rebuilt a game since). One SQLite transaction:
@@ -268,7 +352,7 @@ def _row(catalog: Catalog, game_id: str, key: str) -> Stored:
     """One freshly built game as its row is written."""
     info = catalog.games.get(game_id)
     rows, bodies = _rows(catalog.cards.get(game_id, {})) if info is not None else (b"", b"")
-    return (key, language(), json.dumps(info.to_json(), ensure_ascii=False).encode() if info is not None else b"",
+    return (key, language(), b"\n".join(info.stored()) if info is not None else b"",
             json.dumps(catalog.errors.get(game_id, []), ensure_ascii=False).encode(), rows, bodies)
 
 
@@ -327,8 +411,11 @@ def load(cardmap: Path | None = None, overlay: Path | None = None, rebuild: bool
         return result, True
     rows.update({g: _row(fresh, g, keys[g]) for g in stale})
     # A first build computes the search's index with the cards (a first start takes its time
-    # anyway); after a change to some games it waits for the first search (``keep_search``).
-    search = _stored_search(db_path, catalog_key(keys)) if len(stale) < len(keys) else None
+    # anyway); after a change to some games it waits for the first search (``keep_search``),
+    # unless the games built again hold the very cards they held (see _same_cards_search).
+    search = None
+    if len(stale) < len(keys):
+        search = _stored_search(db_path, catalog_key(keys)) or _same_cards_search(db_path, keys, rows)
     if len(stale) == len(keys):
         from companion.cards.search import SearchIndex
 

@@ -8,11 +8,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from companion.cards.catalog import Catalog
-from companion.cards.gamedata import GameInfo
 from companion.cards.model import Card, parse_ref
 from companion.textsafe import short_paths
 
 if TYPE_CHECKING:
+    from companion.cards.gamedata import GameInfo
     from companion.cards.search import Hit, SearchIndex
 
 log = logging.getLogger(__name__)

@@ -44,6 +44,11 @@ class Card:
         # Called only for what the card's __dict__ lacks: a card read from the card index keeps
         # its long fields (LATER) as JSON until first asked (under STORED). A warm start
         # decodes 4,000 names, not 4,000 texts and rulings nobody reads before a card is shown.
+        # And a card of the index whose ``names`` are only its name in its own language (most
+        # cards) has them made when first asked (index._cards: 4,000 dicts fewer per start).
+        if name == "names" and "name" in self.__dict__ and "lang" in self.__dict__:
+            names = self.__dict__["names"] = {self.__dict__["lang"]: self.__dict__["name"]}
+            return names
         later = self.__dict__.get(STORED)
         if later is None or name not in LATER:
             raise AttributeError(f"'Card' object has no attribute {name!r}")

@@ -14,8 +14,6 @@ import os
 import re
 from importlib import resources
 
-import yaml
-
 LANGUAGES = ("fr", "en")
 _lang = os.environ.get("COMPANION_LANG", "fr") if os.environ.get("COMPANION_LANG") in LANGUAGES else "fr"
 
@@ -28,52 +26,30 @@ def _table() -> dict[str, dict[str, str]]:
         return kept
     # libyaml's parser when PyYAML has it: the same table, read five times faster (this is on
     # the way to the first frame).
+    import yaml
+
     table = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
     _keep_table(text, table)
     return table
 
 
 # The table as the last program to read this very text of messages.yaml kept it, in the cache
-# folder: every start reads it (the window, each console, each command), and parsing it is 30 ms
-# here, 0.2 s on a Pi; loading it kept is 1 ms. The text's digest heads the file: another text
-# (an upgrade, an edit) is parsed and kept again. A cache that cannot be read or written (a
-# read-only home) only costs the parsing.
+# folder (companion.kept): every start reads it (the window, each console, each command), and
+# parsing it is 30 ms here, 0.2 s on a Pi; loading it kept is 1 ms.
 _KEPT = "messages.marshal"
 
 
-def _digest(text: str) -> bytes:
-    import hashlib
-
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
-
-
 def _kept_table(text: str) -> dict[str, dict[str, str]] | None:
-    import marshal
+    from companion import kept
 
-    from companion import paths
-
-    try:
-        held = (paths.cache_dir() / _KEPT).read_bytes()
-        if held[:16] != _digest(text):
-            return None
-        table = marshal.loads(held[16:])
-    except (OSError, ValueError, EOFError, TypeError):
-        return None
-    return table if isinstance(table, dict) else None
+    found, table = kept.read(_KEPT, text)
+    return table if found and isinstance(table, dict) else None
 
 
 def _keep_table(text: str, table: dict[str, dict[str, str]]) -> None:
-    import marshal
+    from companion import kept
 
-    from companion import paths
-
-    try:
-        path = paths.cache_dir() / _KEPT
-        part = path.with_name(f"{_KEPT}.{os.getpid()}")  # whole or not at all: programs start together
-        part.write_bytes(_digest(text) + marshal.dumps(table))
-        os.replace(part, path)
-    except (OSError, ValueError):
-        pass
+    kept.keep(_KEPT, text, table)
 
 
 _games: dict[str, dict[str, str]] = {}  # the games' own messages, as their data is read

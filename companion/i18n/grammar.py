@@ -14,14 +14,13 @@ import re
 from importlib import resources
 from typing import Any
 
-import yaml
+from companion import kept
 
 
 @functools.cache
 def _data() -> dict[str, Any]:
     text = resources.files(__package__).joinpath("grammar.yaml").read_text(encoding="utf-8")
-    # libyaml's parser when PyYAML has it, as for messages.yaml: read at every start, ten times faster
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    return kept.load_yaml("grammar.marshal", text) or {}  # read at every start: kept parsed
 
 
 def _lang(lang: str) -> dict[str, Any]:

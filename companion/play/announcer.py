@@ -20,8 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
 from typing import Any
 
-import yaml
-
+from companion import kept
 from companion.i18n import elide, t
 from companion.i18n.grammar import agree
 from companion.speech.lexicon import game_changed, game_once, game_tells, game_words
@@ -37,7 +36,7 @@ Say = Callable[[Sequence[Utterance], Priority, bool], None]
 @functools.cache
 def _phrases() -> dict[str, Any]:
     text = resources.files("companion.speech").joinpath("table_phrases.yaml").read_text(encoding="utf-8")
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return kept.load_yaml("table_phrases.marshal", text)  # read at every start: kept parsed
 
 
 def phrase(key: str, lang: str, **values: Any) -> str:

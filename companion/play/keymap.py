@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-import yaml
-
+from companion import kept
 from companion.play.keynames import known_lang
 
 
@@ -187,4 +186,4 @@ class KeyMap:
 @functools.cache
 def load_keymap() -> KeyMap:
     text = resources.files("companion.play").joinpath("keymap.yaml").read_text(encoding="utf-8")
-    return KeyMap(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
+    return KeyMap(kept.load_yaml("keymap.marshal", text))  # read at every start: kept parsed

@@ -12,14 +12,16 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.readers.base import Reader
 from companion.readers.events import TagEvent
 from companion.readers.registry import open_readers
-from companion.readers.simulator import SimulatedReader
 from companion.tags.collection import collection_path, load_uid_map
 from companion.tags.resolve import Resolver, Scan
+
+if TYPE_CHECKING:
+    from companion.readers.simulator import SimulatedReader
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +50,12 @@ class Scans:
 
     @property
     def simulator(self) -> SimulatedReader | None:
+        if not self.readers:
+            return None
+        # Imported with the first reader, not at start: it brings ndef, whose import is a tenth
+        # of the window's own work before its first frame on a slow machine.
+        from companion.readers.simulator import SimulatedReader
+
         return next((r for r in self.readers if isinstance(r, SimulatedReader)), None)
 
     def stop(self, timeout: float = 1.0) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import sys
-import wave
 from array import array
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +16,8 @@ class WavError(Exception):
 
 
 def _read(path: Path) -> tuple[Any, array]:
+    import wave  # with the first message joined, not at start: the window imports this module
+
     with wave.open(str(path), "rb") as w:
         params = w.getparams()
         if params.sampwidth != 2:
@@ -74,6 +75,8 @@ def join_wavs(paths: Sequence[str | Path], out: str | Path, gap_seconds: float =
         joined.extend(more)
     if sys.byteorder == "big":
         joined.byteswap()
+    import wave
+
     with wave.open(str(out), "wb") as w:
         w.setnchannels(channels)
         w.setsampwidth(2)

@@ -9,11 +9,16 @@ Accepted, in this order of preference:
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import ndef
+from typing import TYPE_CHECKING
 
 from companion.cards.model import parse_ref
 from companion.textsafe import printable
+
+if TYPE_CHECKING:
+    import ndef
+
+# ndef is imported by the functions that read or write a tag (a reader has imported it by then):
+# the window imports this module before its first frame, which ndef's import slowed by a sixtieth.
 
 EXTERNAL_TYPE = "urn:nfc:ext:tablecompanion.org:card"
 URI_SCHEME = "tablecompanion:"
@@ -30,6 +35,8 @@ class Decoded:
 def encode_ref(ref: str, kind: str = "text") -> bytes:
     if parse_ref(ref) is None:
         raise ValueError(f"not a card reference: {ref!r} (expected game:id)")
+    import ndef
+
     if kind == "text":
         record = ndef.TextRecord(ref, "en")
     elif kind == "uri":
@@ -42,6 +49,8 @@ def encode_ref(ref: str, kind: str = "text") -> bytes:
 
 
 def _ref_of(record: ndef.Record) -> str | None:
+    import ndef
+
     text: str | None = None
     if record.type == EXTERNAL_TYPE:
         text = bytes(record.data).decode("ascii", "replace")
@@ -64,6 +73,8 @@ def decode(data: bytes | None) -> Decoded:
         return Decoded(refs=(), error="" if data is None else "empty NDEF message")
     if len(data) > MAX_NDEF:
         return Decoded(refs=(), error=f"NDEF message too long ({len(data)} bytes)")
+    import ndef
+
     try:
         records = list(ndef.message_decoder(data, errors="strict"))
     except Exception as exc:  # ndef.DecodeError and anything a hostile payload provokes
@@ -91,6 +102,8 @@ def _describe(record: ndef.Record) -> str:
 
 
 def _describe_unsafe(record: ndef.Record) -> str:
+    import ndef
+
     if isinstance(record, ndef.TextRecord):
         return f"Text[{printable(record.language, limit=40)}] {record.text!r}"
     if isinstance(record, ndef.UriRecord):

@@ -26,6 +26,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING
 
 from kivy.app import App
 from kivy.clock import Clock
@@ -41,10 +42,12 @@ from companion.readers.base import Reader
 from companion.readers.events import TagEvent
 from companion.tags.resolve import Scan
 from companion.ui import fonts
-from companion.ui.screens.card import CardScreen, reader_label
 from companion.ui.session_mirror import SessionMirror
 from companion.ui.theme import TEXT_SCALE_MAX, TEXT_SCALE_MIN, theme
 from companion.ui.widgets import sizes
+
+if TYPE_CHECKING:
+    from companion.ui.screens.card import CardScreen
 
 log = logging.getLogger(__name__)
 
@@ -307,6 +310,8 @@ class CompanionApp(App):
 
     def _screen_built(self, screen: Screen) -> None:
         if screen.name == "card":
+            from companion.ui.screens.card import reader_label  # made after the first frame, imported then
+
             screen.where = reader_label(self.reader_path or "")
 
     def build_config(self, config) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -56,12 +57,22 @@ def holding(journal: Path, home: Path) -> subprocess.Popen:
     return proc
 
 
-@pytest.fixture
-def game(tmp_path: Path) -> Path:
-    path = tmp_path / "games.sqlite3"
-    made = run("table", "--journal", str(path), "--game", "vtes", "--players", "Ann,Bob", home=tmp_path,
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Game 1 (Ann's pool at 28) made once by the table program, as a user makes it: each test
+    plays on a copy (the tests are about what comes after, and the game made is the same)."""
+    folder = tmp_path_factory.mktemp("made")
+    path = folder / "games.sqlite3"
+    made = run("table", "--journal", str(path), "--game", "vtes", "--players", "Ann,Bob", home=folder,
                stdin="pool 1 -2\n")
     assert made.returncode == 0, made.stderr
+    return path
+
+
+@pytest.fixture
+def game(tmp_path: Path, made: Path) -> Path:
+    path = tmp_path / "games.sqlite3"
+    shutil.copy2(made, path)  # (the program that made it has ended: no -wal left beside it)
     return path
 
 

@@ -49,20 +49,46 @@ def probe(_dt):
 """, '["--lang", sys.argv[2], "run", "--demo"]')
 
 
-@pytest.mark.parametrize("lang,fifo_word", [("en", "named pipe (FIFO)"), ("fr", "tube nommé (FIFO)")])
-def test_the_window_loads_every_game_past_special_files_and_names_them(tmp_path: Path, lang: str,
-                                                                       fifo_word: str) -> None:
-    home = tmp_path / "home"
+@pytest.fixture(scope="module")
+def cards_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The user's home with the special files, made once: the card search over every game
+    (computed again once the user's files changed a game, 5 s of CPU here) is computed by the
+    first window, which keeps it in this home's card index; the next window reads it."""
+    home = tmp_path_factory.mktemp("special") / "home"
     cards = home / "data" / "cards"
     cards.mkdir(parents=True)
     os.mkfifo(cards / "res-arcana.yaml")
     (cards / "astral.yaml").symlink_to("/dev/zero")
-    (cards / "ascension.yaml").symlink_to(tmp_path / "usb-stick" / "ascension.yaml")
+    (cards / "ascension.yaml").symlink_to(home.parent / "usb-stick" / "ascension.yaml")
     (cards / "rise.yaml").write_text(GOOD)
+    warm_index(home)  # from the session's: only the games of the special files are rebuilt
+    return home
+
+
+@pytest.fixture
+def home(cards_home: Path) -> Path:
+    """``cards_home`` as a user who starts the window again: only their card files and the card
+    index are kept of what the last window wrote (no settings, no journal, no other cache). The
+    games whose skipped files were named in another language are read again all the same (the
+    index keeps such a game's reasons in the language they were said in)."""
+    keep = {cards_home / "data", cards_home / "data" / "cards", cards_home / "cache",
+            cards_home / "cache" / "cards-index.sqlite3"}
+    for path in sorted(cards_home.rglob("*"), key=lambda p: len(p.parts), reverse=True):
+        if path in keep or (cards_home / "data" / "cards") in path.parents:
+            continue
+        if path.is_dir() and not path.is_symlink():
+            path.rmdir()
+        else:
+            path.unlink()
+    return cards_home
+
+
+@pytest.mark.parametrize("lang,fifo_word", [("en", "named pipe (FIFO)"), ("fr", "tube nommé (FIFO)")])
+def test_the_window_loads_every_game_past_special_files_and_names_them(tmp_path: Path, home: Path, lang: str,
+                                                                       fifo_word: str) -> None:
     report_path = tmp_path / "report.json"
     env = window_env(home)
     env.pop("COMPANION_CACHE", None)  # the user's files in this home: its own card index
-    warm_index(home)  # from the session's: only the games of the special files are rebuilt
     ended = run_window(DRIVER, [str(report_path), lang], env, report_path, missing=tmp_path / "waiting.json",
                        poll=0.2)
     err = ended.err

@@ -4,6 +4,7 @@ for them, and never trusts a damaged file: it is rebuilt, with a warning saying 
 
 import dataclasses
 import logging
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -153,3 +154,28 @@ def test_homes_without_cards_of_their_own_share_the_index(games: Path, tmp_path:
     index.load(games, overlay=tmp_path / "one" / "cards")
     _, rebuilt = index.load(games, overlay=tmp_path / "other" / "cards")
     assert not rebuilt
+
+
+def test_a_game_built_again_with_the_same_cards_keeps_the_search(games: Path) -> None:
+    """A user's card file that cannot be read (here a FIFO) builds its game again with the very
+    cards it had: the search state stored for them is kept, not computed again at the first
+    search (seconds for every game); a file that does change the cards drops it."""
+    first, _, _ = load_reporting(games)
+    stored = index.read_search(first)
+    assert stored is not None
+    overlay = overlay_dir()
+    overlay.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(overlay / "astral.yaml")
+    again, rebuilt, built = load_reporting(games)
+    assert rebuilt and built == ["astral"] and any("FIFO" in m for m in again.errors["astral"])
+    assert again.cards == first.cards
+    assert index.read_search(again) == stored
+    name = next(iter(first.cards[GAME].values())).name
+    assert [(h.card.ref, h.score) for h in CardLibrary(again).search(name)] == [
+        (h.card.ref, h.score) for h in CardLibrary(first).search(name)]
+    (overlay / "astral.yaml").unlink()
+    add_card(first.games[GAME], {"name": "Golem de verre", "type": "artifact", "text": "Un golem."},
+             known_ids(first.cards[GAME]))
+    changed, rebuilt, built = load_reporting(games)
+    assert rebuilt and set(built) == {"astral", GAME}
+    assert index.read_search(changed) is None  # other cards: the first search computes it

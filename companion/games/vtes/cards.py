@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -33,12 +33,41 @@ os.environ.setdefault("NO_TRANSLATIONS", "1")
 log = logging.getLogger(__name__)
 
 
+_versions: dict[str, str] = {}  # krcg's METADATA text → the version it names
+
+
 def krcg_version() -> str:
-    """krcg's installed version, or "missing" (the library then says VTES could not load)."""
+    """krcg's installed version, or "missing" (the library then says VTES could not load).
+
+    Part of the card index's key, so asked on every start that reads cards: read from the name of
+    its ``krcg-<version>.dist-info`` folder, the first on ``sys.path`` as importlib.metadata finds
+    it (an upgrade renames it: seen at once). importlib.metadata itself (email, zipfile, csv with
+    it) was a sixth of such a start's CPU; it answers only where the name cannot (an egg-info, a
+    zip on the path, no krcg at all), its METADATA parsed as an e-mail header once per process
+    and text."""
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:  # absent, or a zip: importlib.metadata looks there below
+            continue
+        infos = [n for n in names if n.lower().startswith("krcg-") and n.endswith((".dist-info", ".egg-info"))]
+        if len(infos) == 1 and infos[0].endswith(".dist-info"):
+            return infos[0][len("krcg-"):-len(".dist-info")]
+        if infos:
+            break
+    from importlib.metadata import PackageNotFoundError, distribution
+
     try:
-        return version("krcg")
+        dist = distribution("krcg")
     except PackageNotFoundError:
         return "missing"
+    text = dist.read_text("METADATA")
+    if not text:
+        return dist.version
+    found = _versions.get(text)
+    if found is None:
+        found = _versions[text] = dist.version
+    return found
 
 
 def krcg_major() -> int:

@@ -24,11 +24,26 @@ def widest_word(words: list[str], glyphs: list[str], font_size: float) -> float:
     a rail narrower than its widest word broke "Réglages" into "Réglage / s" at 800x480."""
     widest = 0.0
     for font_name, texts in ((theme.font_name, words), (sizes.glyph_font, glyphs)):
-        measure = CoreLabel(font_name=font_name, font_size=font_size, bold=True)
         for text in texts:
             for piece in text.split():
-                widest = max(widest, measure.get_extents(piece)[0])
+                widest = max(widest, _width(font_name, font_size, piece))
     return widest
+
+
+_widths: dict[tuple[str, float, str], float] = {}
+
+
+def _width(font_name: str, font_size: float, piece: str) -> float:
+    """One piece's width drawn bold, measured once per font, size and text: the bar measures
+    again each word at each button added, each word or size changed (a thousand measures for
+    thirty pieces, a twentieth of the window's work before its first frame)."""
+    key = (font_name, font_size, piece)
+    width = _widths.get(key)
+    if width is None:
+        if len(_widths) > 4096:  # sizes come and go with the window: never more than this kept
+            _widths.clear()
+        width = _widths[key] = CoreLabel(font_name=font_name, font_size=font_size, bold=True).get_extents(piece)[0]
+    return width
 
 
 class NavButton(ButtonBehavior, Label):
