@@ -98,9 +98,19 @@ class LazyScreenManager(ScreenManager):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._pending: dict[str, Callable[[], Screen]] = {}
+        self._glyphs: dict[str, str] = {}
 
-    def register(self, name: str, make: Callable[[], Screen]) -> None:
+    def register(self, name: str, make: Callable[[], Screen], glyph: str = "") -> None:
         self._pending[name] = make
+        self._glyphs[name] = glyph
+
+    def glyph(self, name: str) -> str:
+        """A screen's sign in the navigation bar, made or not: the table's menu names every
+        screen by it, and asking a screen for it made them all (about 2 s of CPU here at the
+        menu's first opening, more on a Raspberry Pi)."""
+        if name in self._glyphs:
+            return self._glyphs[name]
+        return getattr(super().get_screen(name), "nav_glyph", "") if super().has_screen(name) else ""
 
     @property
     def pending(self) -> list[str]:
@@ -220,7 +230,7 @@ class Root(BoxLayout):
                 built(screen)
             return screen
 
-        self.manager.register(spec.name, build)
+        self.manager.register(spec.name, build, spec.glyph)
         if spec.nav:
             self.nav.add_item(spec.name, spec.glyph, t(f"nav.{spec.name}"))
 

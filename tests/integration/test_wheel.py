@@ -1,6 +1,11 @@
-"""The built wheel is the whole program: built with ``pip wheel . --no-deps``, installed in a fresh
-venv and run from another folder, it has every game of cardmap/ (package data, not a folder
-beside the sources) and plays one."""
+"""The built wheel is the whole program: built from the sources by the project's build backend
+(setuptools, pyproject.toml), installed in a fresh venv and run from another folder, it has every
+game of cardmap/ (package data, not a folder beside the sources) and plays one.
+
+The front end is uv where the dev venv has it (``make setup`` installs it): ``uv build`` takes
+setuptools from uv's cache where ``pip wheel`` downloaded it into a fresh build venv each time,
+and ``uv pip install`` is a fraction of pip's start-up (7.7 + 2.7 CPU-s with pip, 3.1 + 0.2 with
+uv). Both run the same backend on the same files: the same wheel. pip where uv is absent."""
 
 from __future__ import annotations
 
@@ -21,6 +26,9 @@ SOURCES = ("companion", "cardmap", "pyproject.toml", "setup.py", "MANIFEST.in", 
 pytestmark = pytest.mark.slow
 
 
+UV = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+
+
 def _run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess:
     done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, f"{' '.join(cmd)}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
@@ -39,7 +47,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
         else:
             shutil.copy2(path, src / name)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "COMPANION_CARDMAP", "COMPANION_CACHE")}
-    _run([sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "-w", str(tmp / "dist"), "-q"], src, env)
+    if UV:
+        _run([UV, "build", "--wheel", "-q", "-o", str(tmp / "dist"), "."], src, env)
+    else:
+        _run([sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "-w", str(tmp / "dist"), "-q"], src, env)
     (wheel,) = (tmp / "dist").glob("table_companion-*.whl")
 
     # A fresh venv that reuses this one's dependencies (Kivy, krcg...) instead of downloading them.
@@ -49,7 +60,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                      tmp, env).stdout.strip())
     (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
-    _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)], tmp, env)
+    if UV:
+        _run([UV, "pip", "install", "--python", str(python), "--no-deps", "-q", str(wheel)], tmp, env)
+    else:
+        _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)], tmp, env)
     shutil.rmtree(src)  # nothing of the sources is left to fall back on
 
     elsewhere = tmp / "elsewhere"

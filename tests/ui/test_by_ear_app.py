@@ -9,12 +9,14 @@ import time
 
 import pytest
 
-from tests.ui.test_a11y_app import App, frames
+from tests.ui.test_a11y_app import App, frames, ticks
 
 pytestmark = pytest.mark.timeout(120)
 
 
 class Ear(App):
+    pump = staticmethod(ticks)
+
     def press(self, *keys: str) -> list[str]:
         start = len(self.spoken)
         for key in keys:
@@ -24,7 +26,7 @@ class Ear(App):
             deadline = time.monotonic() + 5
             while self.a11y._held and time.monotonic() < deadline:
                 time.sleep(0.02)
-                frames(1)
+                ticks(1)
             assert self.voice.wait_idle(5)
         return [u.text for u in self.spoken[start:]]
 
@@ -79,7 +81,7 @@ def test_a_text_field_is_named_and_takes_letters_without_enter(ear):
     field.text = "edge"
     deadline = time.monotonic() + 5
     while not any("résultats pour « edge »" in u.text for u in ear.spoken[start:]) and time.monotonic() < deadline:
-        frames(1)
+        ticks(1)
         time.sleep(0.02)
     said = [u.text for u in ear.spoken[start:]]
     assert any(x.endswith("résultats pour « edge »") for x in said), said
@@ -160,12 +162,12 @@ def test_five_whole_games_by_keys_from_home(ear):
         deadline = time.monotonic() + 10
         while not rules.results and time.monotonic() < deadline:
             time.sleep(0.05)
-            frames(1)
+            ticks(1)
         assert rules.results, (game, word, rules.ids.search.text, rules.query)
         deadline = time.monotonic() + 5  # how many were found is said once the typing pauses
         while not any(f"résultats pour « {word} »" in u.text for u in ear.spoken) and time.monotonic() < deadline:
             time.sleep(0.02)
-            frames(1)
+            ticks(1)
         assert any(f"résultats pour « {word} »" in u.text for u in ear.spoken), game
         # the verbosity, in Settings, by Tab and Enter
         ear.press("f9")

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.ui_helpers import Pixels, read_png
+from tests.ui_helpers import frames as ui_frames
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
 
@@ -27,11 +28,11 @@ DOCS = ROOT / "docs"
 
 
 # --- the window and the app's root ----------------------------------------------------------
-def frames(count: int = 3) -> None:
-    from kivy.base import EventLoop
-
-    for _ in range(count):
-        EventLoop.idle()
+def frames(count: int = 3, draw: bool = True) -> None:
+    """Three frames unless told, the last one drawn (see tests.ui_helpers.frames): nothing between
+    two touches looks at the window's pixels, and every test's last state is drawn when its stage
+    closes."""
+    ui_frames(count, draw)
 
 
 class Stage:
@@ -49,11 +50,12 @@ class Stage:
         self.size(800, 480)
 
     def close(self) -> None:
+        frames(1)  # the test's last state, drawn in the window (the touches drew none)
         if self.screen("table").numpad is not None:
             self.screen("table").numpad.dismiss()
         self.window.remove_widget(self.root)
         self.session.close()
-        frames(1)
+        frames(1, draw=False)
 
     def screen(self, name: str):
         return self.root.get_screen(name)
@@ -112,7 +114,7 @@ class Stage:
             room = view.children[0].height - view.height
             assert room > 0, f"{getattr(widget, 'text', widget)!r} at {low}..{high} is outside {bottom}..{top}"
             view.scroll_y = max(0.0, min(1.0, view.scroll_y - move / room))
-            frames(2)
+            frames(2, draw=False)
         raise AssertionError(f"{widget} cannot be scrolled into view ({low}..{high} in {bottom}..{top})")
 
     def tap(self, widget, count: int = 1) -> None:
@@ -127,7 +129,7 @@ class Stage:
             touch = UnitTestTouch(x, y)
             touch.touch_down()
             touch.touch_up()
-            frames(2)
+            frames(2, draw=False)
 
     def shot(self, directory: Path, name: str, docs: str | None = None) -> tuple[Path, Pixels]:
         frames(3)
@@ -263,7 +265,7 @@ def type_value(stage: Stage, seat: int | None, cid: str, value: int) -> None:
     stage.tap(b.ids.value_button)
     pad = stage.table.numpad
     assert pad is not None, "the number pad did not open"
-    frames(2)
+    frames(2, draw=False)
     keys = {k.word: k for k in pad.walk() if getattr(k, "word", None)}
     for digit in str(value):
         stage.tap(keys[digit])
@@ -528,7 +530,7 @@ def test_pending_change_applies_after_a_pause(stage, monkeypatch):
     stage.table._arm()
     deadline = time.monotonic() + 5
     while counters(stage, 0)["pool"] == 30 and time.monotonic() < deadline:
-        frames(1)
+        frames(1, draw=False)
     assert counters(stage, 0)["pool"] == 28 and b.pending == 0 and b.value == 28
 
 
@@ -679,6 +681,22 @@ def test_escape_goes_back_through_the_screens_shown(stage):
     assert not root.back() and root.current == "home"
 
 
+# --- Home lists the saved games when it is shown, not at every change made at the table -------
+def test_home_lists_the_saved_games_when_shown(stage):
+    start(stage, "vtes", ["Ann", "Bob"], seed=1)
+    home = stage.screen("home")
+    made = list(home.ids.saved.children)
+    step(stage, 0, "pool", -2)
+    act(stage, "next")
+    assert list(home.ids.saved.children) == made  # not written again for a screen not shown
+    stage.show("home")
+    button = home.resume_button(stage.session.game.id)
+    assert button is not None and "Ann, Bob" in button.word and button not in made
+    game = stage.session.game.id
+    stage.tap(button)  # resumed where it stands
+    assert stage.root.current == "table" and stage.session.game.id == game and counters(stage, 0)["pool"] == 28
+
+
 # --- Home: where each player sits; the turn order follows the seats --------------------------
 def test_home_puts_each_player_on_their_side(stage):
     home = stage.screen("home")
@@ -716,7 +734,7 @@ def test_card_laid_shows_over_the_table(stage):
                 text="+1 bleed. Master: gain 1 pool.")
     scan = Scan(TagEvent("laid", reader="sim", seat=3, uid="04AA"), "card", card=card, ref="vtes:demo")
     stage.session.add_scan(scan)
-    frames(3)
+    frames(3, draw=False)
     overlay = table.card_overlay
     assert overlay is not None and overlay.parent is table
     assert overlay.angle == table.panel(2).angle == 180  # Cy's reader: turned to Cy
@@ -749,7 +767,7 @@ def test_a_whole_ascension_turn_by_laying_cards_and_touching_apply(stage, tmp_pa
 
     def lay(ref: str, uid: str):
         stage.session.add_scan(Scan(TagEvent("laid", reader="sim", uid=uid), "card", card=library.get(ref), ref=ref))
-        frames(3)
+        frames(3, draw=False)
         return table.card_overlay
 
     overlay = lay("ascension:apprenti", "04A1")
@@ -812,9 +830,14 @@ def test_the_table_menu_invites_the_phones(stage, monkeypatch):
     table = stage.table
     asked = []
     monkeypatch.setattr(table, "invite_phones", lambda: asked.append(True))
+    not_made = set(stage.root.manager.pending)
+    assert {"rules", "enroll", "settings"} <= not_made
     stage.tap(table.action("menu"))
     menu = table.menu
     assert menu is not None and menu.invite.word == "Inviter les téléphones"
+    # Each screen named with its sign, and none made for it: they are made when one is picked.
+    assert menu.buttons["rules"].glyph == "\u00a7" and menu.buttons["settings"].glyph == "\u2699"
+    assert set(stage.root.manager.pending) == not_made
     stage.tap(menu.invite)
     assert asked == [True] and table.menu is None
 

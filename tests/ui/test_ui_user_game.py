@@ -20,7 +20,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def app(window, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    from tests.ui.test_a11y_app import App
+    from tests.ui.test_a11y_app import App, ticks
+
+    class Quiet(App):
+        pump = staticmethod(ticks)  # after each key, a frame undrawn: this test reads words and widgets
 
     home = tmp_path / "home"
     # An id of its own: a game's table data is read once per process (table.data.load_table)
@@ -37,7 +40,7 @@ def app(window, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     warm_index(home)  # from the session's: only this home's own game is built
     registry.forget()
     window.size = (800, 480)  # the Raspberry Pi's 7" display
-    a = App(window, tmp_path)
+    a = Quiet(window, tmp_path)
     a.runtime.load_cards()
     yield a
     a.close()

@@ -41,11 +41,15 @@ def frames(count: int = 2) -> None:
 
 
 def settle(check, what: str, timeout: float = 30.0) -> None:
-    """Let the window run (its Clock hands the join's thread back) until ``check()`` holds."""
+    """Let the window run (its Clock hands the join's thread back) until ``check()`` holds. Its
+    frames are not drawn while it waits on the network (``ticks``): what is checked is words and
+    widgets, and a screenshot draws first (``_shot``)."""
+    from tests.ui.test_a11y_app import ticks
+
     deadline = time.monotonic() + timeout
     while not check():
         assert time.monotonic() < deadline, what
-        frames(1)
+        ticks(1)
         time.sleep(0.02)
 
 
@@ -82,6 +86,7 @@ class Window:
 
     def press(self, *keys: str) -> None:
         from companion.play.keynames import KEYCODES
+        from tests.ui.test_a11y_app import ticks
         from tests.ui_helpers import send_key
 
         for key in keys:
@@ -89,7 +94,7 @@ class Window:
                 send_key(self.window, ord(key), key, [])
             else:
                 send_key(self.window, KEYCODES[key], "", [])
-            frames(1)
+            ticks(1)  # the key's effects run; drawn by the next frames() or _shot
 
     def type(self, text: str) -> None:
         self.press(*text)
@@ -118,6 +123,7 @@ def hub(tmp_path, broker):
 
 
 def _shot(window, tmp_path: Path, name: str) -> None:
+    frames(1)  # what the keys and waits changed, drawn (they run the window undrawn)
     window.screenshot(name=str(tmp_path / f"{name}.png"))
     shot = sorted(tmp_path.glob(f"{name}*.png"))[-1]
     assert shot.stat().st_size > 1000

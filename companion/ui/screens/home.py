@@ -96,8 +96,15 @@ class HomeScreen(Screen):
 
     def bind_session(self, session: Any) -> None:
         self.session = session
-        session.bind(on_state=lambda *_: self.refresh_saved())
+        session.bind(on_state=lambda *_: self._changed())
         self.refresh_saved()
+
+    def _changed(self) -> None:
+        # Written when seen (as the log): at every change of the game, the saved games were read
+        # from the journal again and up to eight buttons drawn anew on a screen nobody was looking
+        # at; showing this screen writes them (on_pre_enter).
+        if self.manager is not None and self.manager.current == self.name:
+            self.refresh_saved()
 
     def on_pre_enter(self, *_args) -> None:
         self.refresh_saved()

@@ -105,7 +105,9 @@ class TableScreen(Screen):
         self.numpad: Any = None
         self.menu: Any = None
         self.card_overlay: Any = None
-        self._relayout = Clock.create_trigger(lambda _dt: self.arrange())
+        # A bound method, held weakly by the clock: the theme's and the sizes' bindings keep the
+        # trigger, and through a lambda they kept this screen (and its app root) forever.
+        self._relayout = Clock.create_trigger(self._arrange_later)
         self.bind(size=self._relayout)
         theme.bind(body=self._relayout)
         sizes.bind(touch=self._relayout)
@@ -115,6 +117,9 @@ class TableScreen(Screen):
         self.result_panel: Any = None  # the venue's result waiting for the players' word, shown
         self._result_shown: str | None = None  # which result it was (Later: not shown again unasked)
         self._news_off: list[Any] = []
+
+    def _arrange_later(self, _dt: float) -> None:
+        self.arrange()
 
     def _runtime(self) -> Any:
         if self.runtime is not None:
@@ -478,9 +483,18 @@ class TableScreen(Screen):
 
     def on_enter(self, *_args) -> None:
         if self._ticker is None:
-            self._ticker = Clock.schedule_interval(lambda _dt: self._tick(), 1.0)
+            # A bound method: the clock holds it weakly, so a screen dropped with its window's
+            # root (the app closed) is freed instead of ticking on unseen every second.
+            self._ticker = Clock.schedule_interval(self._on_ticker, 1.0)
         self._tick()
         self.show_result()
+
+    def _on_ticker(self, _dt: float) -> bool:
+        if self.get_root_window() is None:  # taken out of the window: its clock stops
+            self._ticker = None
+            return False
+        self._tick()
+        return True
 
     def on_leave(self, *_args) -> None:
         self.commit_pending()

@@ -329,7 +329,11 @@ class TableMenu(TurnedModal):
             reminder.bind(width=lambda lab, w: setattr(lab, "text_size", (w, lab.height)))
             self.content.add_widget(reminder)
         names = [s for s in self.SCREENS if screen.manager is not None and screen.manager.has_screen(s)]
-        glyphs = {n: getattr(screen.manager.get_screen(n), "nav_glyph", "") for n in names}
+        # The app's manager knows each screen's glyph without making the screen (see
+        # LazyScreenManager.glyph); a plain one (a screen tested alone) is asked its screens.
+        glyph_of = getattr(screen.manager, "glyph", None)
+        glyphs = {n: glyph_of(n) if callable(glyph_of) else getattr(screen.manager.get_screen(n), "nav_glyph", "")
+                  for n in names}
         body = self.grid(len(names))
         self.buttons: dict[str, GlyphButton] = {}
         for name in names:
