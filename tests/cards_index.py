@@ -6,6 +6,7 @@ nothing (tests/unit/test_card_index.py, tests/integration/test_wheel.py) do not 
 
 import os
 import shutil
+import sqlite3
 from pathlib import Path
 
 SESSION_INDEX = Path(os.environ["COMPANION_CACHE"]) / "cards-index.sqlite3"  # read before a test drops the variable
@@ -20,4 +21,14 @@ def warm_index(home: Path, cache: Path | None = None) -> Path:
     if not target.exists() and SESSION_INDEX.exists():  # no session index: the program builds one
         cache.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(SESSION_INDEX, target)
+    return cache
+
+
+def without(cache: Path, *games: str) -> Path:
+    """Drop ``games``' rows from the card index in ``cache`` (a copy: see ``warm_index``): a
+    program using it builds those games again from their sources, as a first start does, and
+    reads the others (and the search's state, kept under the same files' key) as they are."""
+    with sqlite3.connect(cache / SESSION_INDEX.name) as db:
+        db.executemany("DELETE FROM cards WHERE game = ?", [(game,) for game in games])
+    db.close()
     return cache

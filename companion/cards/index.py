@@ -262,6 +262,18 @@ def _cards(data: dict[str, Any], bodies: bytes) -> dict[str, Card]:
     return dict(zip(columns["id"], made, strict=True))
 
 
+def stored_cards(game_id: str) -> dict[str, Card] | None:
+    """One game's cards as the card index holds them, when its row is current (built from the
+    files that game reads today, its card source's included) and intact: what the next start
+    would read, in tens of milliseconds. None otherwise: the caller reads the game's sources."""
+    overlay = catalog_mod.overlay_dir()
+    for unit, folder in catalog_mod.units(catalog_mod.cardmap_dir(), overlay, registry.user_dir()):
+        if unit == game_id:
+            found, rows = _read(index_path(), {game_id: game_key(game_id, folder, overlay)})
+            return found.cards.get(game_id) if game_id in rows else None
+    return None
+
+
 def all_cards(catalog: Catalog) -> list[Card]:
     """Every card of every game, in the order the library and its search list them."""
     return [card for cards in catalog.cards.values() for card in cards.values()]

@@ -186,10 +186,22 @@ def _update(args) -> int:
     except SourceError as exc:
         print(t("cards.update.failed", reason=str(exc)), file=sys.stderr)
         return 1
+    _refresh_index()
     lines = [t("cards.update.done", game=name, cards=result.cards, added=result.added, changed=result.changed,
                fr=result.translated.get("fr", 0), es=result.translated.get("es", 0))]
     _out(args, result.to_json(), lines)
     return 0
+
+
+def _refresh_index() -> None:
+    """The card index brought up to date after an update, while the new lists are still in
+    memory: the game's row is built from them (a second), where the next start would have had
+    them read again (seconds more on a Raspberry Pi, at the start the players wait for). With no
+    index yet, nothing: the first start builds it whole."""
+    from companion.cards import index
+
+    if index.index_path().exists():
+        index.load()
 
 
 def _validate(args) -> int:

@@ -19,15 +19,17 @@ from companion.cards import search as search_module
 from companion.cards.catalog import Catalog
 from companion.cards.library import CardLibrary
 from companion.cards.search import DocIndex, SearchIndex, card_doc, max_edits, normalize
-from companion.games.vtes import cards as vtes
+from tests.cards_index import warm_index
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "cardmap"
 
 
 @pytest.fixture(scope="module")
-def index() -> SearchIndex:
+def index(card_library: CardLibrary) -> SearchIndex:
+    # krcg's VTES cards as the session's card index holds them (krcg read them once for the
+    # session, not again here), and a fixture game's.
     fixture = catalog.build(FIXTURE, overlay=FIXTURE / "none", with_sources=False)
-    cards = list(vtes.iter_cards()) + list(fixture.cards["res-arcana"].values())
+    cards = card_library.cards("vtes") + list(fixture.cards["res-arcana"].values())
     assert len(cards) > 4000
     return SearchIndex(cards)
 
@@ -170,6 +172,9 @@ def test_the_card_index_keeps_the_search_index(tmp_path: Path, monkeypatch: pyte
     """The search's words and typo forms are built with the card index and read back by the
     first search of a warm start; a damaged copy is computed again, with the same hits."""
     monkeypatch.setenv("COMPANION_HOME", str(tmp_path / "home"))
+    # A copy of the session's index: the search state damaged below is not the one the other
+    # tests (and other workers' programs) read.
+    monkeypatch.setenv("COMPANION_CACHE", str(warm_index(tmp_path / "home", tmp_path / "cache")))
     card_index.load()
     warm, rebuilt = card_index.load()
     assert not rebuilt

@@ -134,6 +134,18 @@ def forget() -> None:
         warnings.clear()
 
 
+def moved(lists: Path, to: Path) -> None:
+    """The lists read from ``lists`` now live in ``to`` (``cards update`` renamed its folder and
+    swapped it in): their collection, if still the one in memory, is kept as read from ``to``;
+    the warnings about the lists used before go."""
+    with _lock:
+        cards = _loaded.get(str(lists))
+        _loaded.clear()
+        warnings.clear()
+        if cards is not None:
+            _loaded[str(to)] = cards
+
+
 def release() -> None:
     """Let krcg's collection go, read again on next use (the warnings stay, for the library's
     load problems): once its cards are ours, nothing in a running app needs it but a deck read,

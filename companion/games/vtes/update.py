@@ -117,26 +117,45 @@ def check(folder: Path) -> tuple[list[Any], dict[str, int], dict[str, Any]]:
     the cards, per language how many have an official translation, and the cards in use by id."""
     from companion.games.vtes import cards as vtes
 
-    # The archives first: a bad download is refused before krcg reads any list (a second each
-    # on a Pi, for the lists in use and the new ones).
+    # The archives first: a bad download is refused before krcg reads any list (seconds on a Pi).
     for code in TRANSLATIONS:
         _check_archive(folder / TRANSLATIONS[code], code)
-    old = {c.id: c for c in vtes.iter_cards()}
+    old = in_use()
     known = set(old)
+    # The collection in memory is the new lists' from here (krcg 4 has one global map): kept
+    # under their folder's name, whose lists ``update`` swaps in (``vtes.moved``); dropped on a
+    # refusal, read again on next use.
     try:
         new = list(vtes.cards_of(vtes.read_lists(folder)))
     except Exception as exc:
+        vtes.forget()
         raise UpdateError(_say("cards.vtes.update.unreadable", why=f"{type(exc).__name__}: {exc}")) from exc
-    finally:
-        vtes.forget()  # the collection in memory is the new lists' now: read again on next use
     ids = {c.id for c in new}
-    if WITNESS not in ids:
-        raise UpdateError(_say("cards.vtes.update.no_witness", card=WITNESS))
-    kept = len(known & ids)
-    if known and kept < KEEP_SHARE * len(known):
-        raise UpdateError(_say("cards.vtes.update.too_few", kept=kept, known=len(known)))
+    try:
+        if WITNESS not in ids:
+            raise UpdateError(_say("cards.vtes.update.no_witness", card=WITNESS))
+        kept = len(known & ids)
+        if known and kept < KEEP_SHARE * len(known):
+            raise UpdateError(_say("cards.vtes.update.too_few", kept=kept, known=len(known)))
+    except UpdateError:
+        vtes.forget()
+        raise
     translated = {code[:2]: sum(1 for c in new if code[:2] in (c.extra.get("i18n") or {})) for code in TRANSLATIONS}
     return new, translated, old
+
+
+def in_use() -> dict[str, Any]:
+    """The cards of the lists in use, by id: as the card index holds them when its VTES row was
+    built from these very lists and krcg (what every start reads, in tens of milliseconds), else
+    read with krcg (a second here, several on a Pi: an update before any start, say). A row that
+    holds a user's own VTES card too is not the lists alone: krcg reads them then."""
+    from companion.cards import index
+    from companion.games.vtes import cards as vtes
+
+    stored = index.stored_cards("vtes")
+    if stored and not any(c.extra.get("overlay") for c in stored.values()):
+        return stored
+    return {c.id: c for c in vtes.iter_cards()}
 
 
 def update(mirror: str | None = None, timeout: float = 60.0) -> UpdateResult:
@@ -159,6 +178,7 @@ def update(mirror: str | None = None, timeout: float = 60.0) -> UpdateResult:
         staging.rename(folder)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        vtes.forget()
         raise
     previous = current()
     fd, tmp = tempfile.mkstemp(prefix="pointer-", dir=base)
@@ -167,7 +187,9 @@ def update(mirror: str | None = None, timeout: float = 60.0) -> UpdateResult:
     os.replace(tmp, base / POINTER)  # the swap: one rename
     if previous is not None and previous != folder:
         shutil.rmtree(previous, ignore_errors=True)
-    vtes.forget()
+    # The lists just read are the ones in use: the card index rebuilt next (``cards update``
+    # does it at once) takes them from memory instead of having krcg read them a second time.
+    vtes.moved(staging, folder)
     return UpdateResult(folder, len(new), translated, added, changed)
 
 

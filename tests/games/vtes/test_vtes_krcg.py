@@ -18,6 +18,7 @@ from companion.cards.explain import card_lines
 from companion.cards.library import CardLibrary
 from companion.games.vtes import cards as vtes
 from companion.speech.phrases import card_speech
+from tests.cards_index import warm_index, without
 
 KRCG5 = vtes.krcg_major() >= 5
 needs_krcg5 = pytest.mark.skipif(not KRCG5, reason="krcg 4 (Python 3.11) ships no translations")
@@ -121,7 +122,10 @@ def test_a_pickle_planted_in_the_temp_folder_is_never_read(tmp_path: Path) -> No
     planted.write_bytes(_planted_pickle(marker))
     before = planted.read_bytes()
     env = {**os.environ, "TMPDIR": str(temp), "COMPANION_HOME": str(tmp_path / "home")}
-    env.pop("COMPANION_CACHE", None)  # its own index: the child must load krcg itself
+    # Its own index, the session's without VTES: the child must load krcg itself (the other
+    # games read as they are, not built again for nothing).
+    env.pop("COMPANION_CACHE", None)
+    without(warm_index(tmp_path / "home"), "vtes")
     script = ("from companion.cards.library import CardLibrary\n"
               "from companion.cards import decks\n"
               "lib = CardLibrary()\n"
@@ -136,7 +140,10 @@ def test_a_pickle_planted_in_the_temp_folder_is_never_read(tmp_path: Path) -> No
 
 def test_the_card_index_holds_json_and_a_planted_pickle_runs_nothing(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("COMPANION_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("COMPANION_CACHE", raising=False)  # an index of its own, built here
+    # An index of its own, written here: the session's copied without VTES, whose row is built
+    # here from krcg's lists (the other games' rows are written again as they were stored).
+    monkeypatch.delenv("COMPANION_CACHE", raising=False)
+    without(warm_index(tmp_path / "home"), "vtes")
     catalog, rebuilt = index.load()
     assert rebuilt and len(catalog.cards["vtes"]) > 4000
     with sqlite3.connect(index.index_path()) as db:

@@ -19,9 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from companion.cards import index as card_index
 from companion.cards.library import CardLibrary
 from companion.games.vtes import cards as vtes
 from companion.games.vtes import update as vtes_update
+from tests.cards_index import warm_index
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "vtes-update"
 
@@ -81,7 +83,10 @@ def server(site: Path) -> Iterator[str]:
 def home(tmp_path: Path, monkeypatch) -> Iterator[Path]:
     path = tmp_path / "home"
     monkeypatch.setenv("COMPANION_HOME", str(path))
-    monkeypatch.delenv("COMPANION_CACHE", raising=False)  # new lists in this home: its own index
+    # New lists in this home: its own index, a copy of the session's, in which the VTES row is
+    # rebuilt from the lists in use (the other games are read as they are).
+    monkeypatch.delenv("COMPANION_CACHE", raising=False)
+    warm_index(path)
     vtes.forget()
     yield path
     vtes.forget()
@@ -89,7 +94,7 @@ def home(tmp_path: Path, monkeypatch) -> Iterator[Path]:
 
 def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COMPANION_HOME": str(home)}
-    env.pop("COMPANION_CACHE", None)  # new lists in this home: its own index
+    env.pop("COMPANION_CACHE", None)  # new lists in this home: its own index (see ``home``)
     return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True, env=env,
                           timeout=300)
 
@@ -102,6 +107,9 @@ def test_update_fetches_checks_and_swaps_in_the_new_lists(home: Path, server: st
     result = json.loads(done.stdout)
     assert result["cards"] == bundled + 1 and result["added"] == 1
     assert result["translated"]["fr"] >= 3 and result["translated"]["es"] >= 1
+    # The card index is brought up to date with the new lists: the next start reads them warm.
+    stored = card_index.stored_cards("vtes")
+    assert stored is not None and "109999" in stored and len(stored) == bundled + 1
     shown = _cli(home, "--lang", "fr", "cards", "show", "vtes:100845")
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.splitlines()[0].startswith("Diriger les indécis")
