@@ -100,6 +100,21 @@ class Stage:
             view = view.parent if view.parent is not view else None  # the window is its own parent
         if view is None or not view.do_scroll_y:
             return
+
+        def settle() -> None:
+            # Until the view, its content and the widget stop moving (a bar just shown again, or
+            # resized at a large text size, lays out over several frames; under load the kinetic
+            # scroll's own clock runs later): what a player's eye waits for before looking.
+            last = None
+            for _ in range(30):
+                now = (tuple(view.size), tuple(view.pos), tuple(view.children[0].size), view.scroll_y,
+                       tuple(widget.to_window(widget.x, widget.y)), tuple(widget.size))
+                if now == last:
+                    return
+                last = now
+                frames(1, draw=False)
+
+        settle()
         for _ in range(4):
             ys = (widget.to_window(widget.x, widget.y)[1], widget.to_window(widget.right, widget.top)[1])
             low, high = min(ys), max(ys)
@@ -115,6 +130,7 @@ class Stage:
             assert room > 0, f"{getattr(widget, 'text', widget)!r} at {low}..{high} is outside {bottom}..{top}"
             view.scroll_y = max(0.0, min(1.0, view.scroll_y - move / room))
             frames(2, draw=False)
+            settle()
         raise AssertionError(f"{widget} cannot be scrolled into view ({low}..{high} in {bottom}..{top})")
 
     def tap(self, widget, count: int = 1) -> None:
