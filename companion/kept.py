@@ -12,6 +12,7 @@ and runs nothing it reads.
 from __future__ import annotations
 
 import os
+import stat
 from typing import Any
 
 _DIGEST = 16  # bytes of the text's digest at the head of a kept file
@@ -30,7 +31,13 @@ def read(name: str, text: str) -> tuple[bool, Any]:
     from companion import paths
 
     try:
-        held = (paths.cache_dir() / name).read_bytes()
+        # Opened without waiting and read only if it is a plain file: a FIFO or a device put where
+        # the file should be would otherwise hold the start forever.
+        fd = os.open(paths.cache_dir() / name, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as file:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return False, None
+            held = file.read()
         if held[:_DIGEST] != _digest(text):
             return False, None
         return True, marshal.loads(held[_DIGEST:])
