@@ -96,10 +96,12 @@ class HomeScreen(Screen):
 
     def bind_session(self, session: Any) -> None:
         self.session = session
-        session.bind(on_state=lambda *_: self._changed())
+        # A bound method, held weakly by the session's dispatcher: a lambda kept this screen (and
+        # its app root) alive as long as the session (as the table's clock once did).
+        session.bind(on_state=self._changed)
         self.refresh_saved()
 
-    def _changed(self) -> None:
+    def _changed(self, *_args: object) -> None:
         # Written when seen (as the log): at every change of the game, the saved games were read
         # from the journal again and up to eight buttons drawn anew on a screen nobody was looking
         # at; showing this screen writes them (on_pre_enter).
