@@ -115,9 +115,8 @@ def matrix(session: nox.Session) -> None:
             # install gives these tests, without its build (setuptools in a venv of its own: 3 CPU-s
             # per Python); the package's build and metadata are the main suite's (test_wheel.py).
             session.install("-q", "-r", "pyproject.toml", "--extra", "test")
-            session.run("python", "-c", "import sys, sysconfig; from pathlib import Path; "
-                        "(Path(sysconfig.get_paths()['purelib']) / 'table_companion_source.pth')"
-                        ".write_text(sys.argv[1] + '\\n')", str(Path.cwd()), silent=True)
+            (site,) = Path(session.virtualenv.location).glob("lib/python*/site-packages")
+            (site / "table_companion_source.pth").write_text(f"{Path.cwd()}\n", encoding="utf-8")
         stamp.write_text(key)
     # krcg's version from its metadata (importing krcg costs half a second): the line said, and the
     # card index this Python shares with the run's others that have the same.
