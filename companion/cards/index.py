@@ -42,7 +42,7 @@ from array import array
 from collections import Counter, deque
 from collections.abc import Callable, ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from itertools import accumulate, chain, islice, repeat
-from operator import le
+from operator import le, sub
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -340,8 +340,9 @@ def _numbers(stored: list[str], count: int | None = None) -> array:
 
 def _rows(cards: dict[str, Card]) -> tuple[bytes, bytes]:
     """The short fields of ``cards`` as one JSON object of columns (``_cards`` reads it back),
-    and their long fields as a second blob: each card's ``later_json`` as UTF-8, one after the
-    other, where each begins in the column ``offsets``.
+    and their long fields as a second blob: a JSON array of each card's ``later_json``, as UTF-8,
+    where each begins in the column ``offsets`` (and ends a byte before the next: a comma, the
+    last one's the closing bracket).
 
     Shaped for reading, which every start does: the ids and names are columns of text cut with
     ``str.split``; a tuple field is a number into the list of the tuples met, each a run of
@@ -374,9 +375,10 @@ def _rows(cards: dict[str, Card]) -> tuple[bytes, bytes]:
     data = {"n": len(listed), "common": common, "at": at, "rows": rows, "tuples": tuples,
             "groups": _packed(n for group in numbered for n in group),
             "group_ends": _packed(accumulate(map(len, numbered))), "words": list(words),
-            "offsets": _packed(accumulate(map(len, parts), initial=0)),
+            # (no card: "[]", its one offset past the bracket)
+            "offsets": _packed(accumulate((len(part) + 1 for part in parts), initial=1) if parts else [2]),
             **{name: _column([getattr(card, name) for card in listed]) for name in _SPLIT}}
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode(), b"".join(parts)
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode(), b"[" + b",".join(parts) + b"]"
 
 
 def _ascending(values: array, last: int) -> bool:
@@ -398,7 +400,7 @@ def _cards(data: dict[str, Any], bodies: bytes) -> dict[str, Card]:
     offsets = _numbers(data["offsets"], count + 1)
     if len(at) != len(rows) or (at and not (0 <= min(at) and max(at) < count)):
         raise ValueError(f"a card's own fields for a card beyond the {count}")
-    if offsets[0] != 0 or not _ascending(offsets, len(bodies)):
+    if offsets[0] != 1 + (not count) or not _ascending(offsets, len(bodies)):
         raise ValueError(f"cards' long fields outside the {len(bodies)} bytes")
     common = {name: same(v) if isinstance(v, str) else v for name, v in data["common"].items()}
     if (common.keys() != set(_PLAIN) and count) or not all(map(_ROW_FIELDS.issuperset, rows)):
@@ -416,7 +418,7 @@ def _cards(data: dict[str, Any], bodies: bytes) -> dict[str, Card]:
     # they are in ``bodies`` (model.STORED), decoded when first asked.
     fields = (*common, *_TUPLE_FIELDS, *_SPLIT, STORED)
     values = zip(*map(repeat, common.values()), *(map(group, numbers) for numbers in tuples),
-                 *columns, zip(repeat(bodies), offsets, islice(offsets, 1, None)),
+                 *columns, zip(repeat(bodies), offsets, map(sub, islice(offsets, 1, None), repeat(1))),
                  strict=False)  # the common values repeat: the card columns end it
     dicts = list(map(dict, map(zip, repeat(fields), values)))  # each card's __dict__
     deque(map(dict.update, map(dicts.__getitem__, at), rows), 0)
