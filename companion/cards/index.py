@@ -383,6 +383,9 @@ def _kept_search(db_path: Path, catalog: Catalog) -> tuple[dict[str, PartRecord]
         query = "SELECT key, context, meta, data, stats, crc FROM search"
         if whole is not None and whole[0] == catalog.index_key:
             trusted = json.loads(whole[1])
+            if not (isinstance(trusted, list) and all(
+                    isinstance(t, list) and len(t) == 2 and set(map(type, t)) <= {str} for t in trusted)):
+                raise ValueError("a map of the search's parts that is not one")
             wanted = [key for key, _ in trusted]
             rows = db.execute(f"{query} WHERE key IN ({', '.join('?' * len(wanted))})", wanted).fetchall()
         else:

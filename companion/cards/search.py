@@ -120,7 +120,7 @@ class _TypoForms:
     def __init__(self, keys: array, words: array, slots: bytes, starts: array) -> None:
         size = len(slots)  # a power of two, 64 or more
         if (len(keys) != len(words) or size < 64 or size & (size - 1) or size > 1 << 32
-                or len(starts) != (1 << (32 - _START_SHIFT)) + 1 or starts[-1] != len(keys) or max(starts) > len(keys)):
+                or len(starts) != (1 << (32 - _START_SHIFT)) + 1 or starts[-1] != len(keys)):
             raise ValueError("typo forms whose arrays do not add up")
         self._keys, self._words, self._slots, self._starts = keys, words, slots, starts
         self._shift = 33 - size.bit_length()  # a key's slot: its top bits, as many as the filter has
@@ -514,8 +514,8 @@ class DocIndex(Generic[T]):
 
     def _load_names(self) -> None:
         full = json.loads(self._segments.text("full"))
-        if not (isinstance(full, list) and len(full) == len(self.items)
-                and all(isinstance(f, list) and all(isinstance(n, str) for n in f) for f in full)):
+        if not (isinstance(full, list) and len(full) == len(self.items) and set(map(type, full)) <= {list}
+                and set(map(type, chain.from_iterable(full))) <= {str}):
             raise ValueError("a search part whose names do not add up")
         self._full = full
         self._prepare_names()
@@ -920,7 +920,7 @@ def _read_record(record: PartRecord, game: str) -> tuple[dict[str, Any], _Segmen
     if head.get("order") != "little":
         raise ValueError(f"a search part of {head.get('order')!r} numbers")
     ids = head.get("ids")
-    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+    if not isinstance(ids, list) or not set(map(type, ids)) <= {str}:
         raise ValueError("a search part without its cards")
     return head, _Segments(head.get("segments"), record.data)
 
