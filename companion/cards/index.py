@@ -320,8 +320,8 @@ def _split(column: str | list[str], count: int) -> list[str]:
 
 def _packed(values: Iterable[int]) -> list[str]:
     """Numbers as JSON data: the narrowest array type that holds them and its little-endian
-    bytes in base64 (as the search's state keeps its numbers). A start reads thousands of them
-    with one C call (``_numbers``), where a JSON list of them is a number object parsed each."""
+    bytes in base64. A start reads thousands of them with one C call (``_numbers``), where a
+    JSON list of them is a number object parsed each."""
     values = list(values)
     top = max(values, default=0)
     packed = array("B" if top < 1 << 8 else "H" if top < 1 << 16 else "I", values)
