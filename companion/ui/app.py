@@ -32,6 +32,7 @@ from kivy.app import App
 from kivy.clock import Clock
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
+from kivy.uix.widget import Widget
 
 from companion import i18n, paths, usersettings
 from companion.cards.library import CardLibrary
@@ -278,10 +279,34 @@ def build_root(session: SessionMirror | None = None, start: str = "card") -> Roo
     root = Root(session)
     for spec in SCREENS:
         root.register_screen(spec, partial(_make_screen, spec, session))
-    root.show(start)
+    # Sized as the window it will fill, before its first screen is made: a root made at Kivy's
+    # default 100x100 fitted 18 px text and small touch sizes, so every label of the first screen
+    # was laid out and drawn at those sizes, then again at the window's (a tenth of the time to
+    # the first frame). A root put in something else is fitted again by on_size.
+    from kivy.core.window import Window
+
+    if Window is not None and root.size == [100, 100]:
+        root.size = Window.size
     theme.fit(*root.size)
     sizes.fit(*root.size)
+    root.show(start)
+    settle(root)
     return root
+
+
+def settle(widget: Widget) -> None:
+    """Lay out ``widget``'s tree once, parents before children, now rather than at the next
+    frame. Kivy lays out on its clock, after the labels made with the screen have drawn their
+    text at their default width (100 px): each label of the first screen was drawn two or three
+    times before the first frame. Laid out first, a label draws its text once, at its width."""
+    from kivy.uix.layout import Layout
+    from kivy.uix.scrollview import ScrollView
+
+    for child in widget.walk(restrict=True):
+        if isinstance(child, Layout):
+            child.do_layout()
+        elif isinstance(child, ScrollView):
+            child.update_from_scroll()
 
 
 class CompanionApp(App):

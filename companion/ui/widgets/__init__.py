@@ -65,7 +65,7 @@ def load_widgets_kv() -> None:
     from kivy.lang import Builder
 
     # Importing the modules registers their classes with Kivy's Factory for the kv rules.
-    from companion.ui.widgets import buttons, counter, nav, placed, seat_panel  # noqa: F401
+    from companion.ui.widgets import buttons, counter, inputs, nav, placed, seat_panel  # noqa: F401
 
     Builder.load_file(str(resources.files(__package__).joinpath("widgets.kv")))
     _loaded = True
