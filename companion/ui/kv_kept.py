@@ -1,27 +1,27 @@
 """Kivy's kv files kept parsed in the cache folder, as Python keeps its bytecode.
 
-Every start parses Kivy's own rules (kivy/data/style.kv, 1,340 lines, read when Kivy's
-Builder is imported) and the companion's kv files: 130 ms of CPU here before the first frame,
-the largest single share of the start that is not the window itself (several times that on a
+Every start parsed Kivy's own rules (kivy/data/style.kv, 1,340 lines, read when Kivy's
+Builder is imported) and the companion's kv files: about 140 ms of CPU here before the first
+frame, the largest share of the start after the window itself (several times that on a
 Raspberry Pi). Kivy's parse of a text always gives the same rules, so the rules are kept after
 a parse: the tree of Kivy's parser objects written as plain data with marshal (its expressions
-as the code objects Kivy compiled), and rebuilt at the next start for the very same text, Kivy
-version and Python version. The file's directives (``#:import``, ``#:set``...) still run at
-each start, as Kivy runs them. Anything unusual (a constant marshal cannot write, a kept file
-unreadable, damaged or of another text, a read-only cache) falls back to Kivy's own parse.
+as the code objects Kivy compiled), each rule on its own, and rebuilt at the next start for the
+very same text, Kivy version and Python version; a rule is read back only when a widget first
+matches it (most of style.kv's rules are for widgets a start never makes). The file's
+directives (``#:import``, ``#:set``...) still run at each start, as Kivy runs them. Anything
+unusual (a constant marshal cannot write, a kept file unreadable, damaged or of another text,
+a read-only cache) falls back to Kivy's own parse. ``COMPANION_KV_KEPT=0`` turns it off.
 
 Like Python's ``__pycache__``, a kept file holds code that runs: it lives in the user's own
-cache folder, and is used only for the text whose digest heads it.
+cache folder, and is used only for the text whose digest heads it and whole (a second digest).
 
 ``install()`` must run before Kivy's Builder is imported (companion/ui/__init__.py); imported
-later, it does nothing.
+later, it keeps only the files parsed from then on.
 """
 
 from __future__ import annotations
 
-import importlib.abc
 import importlib.machinery
-import importlib.util
 import logging
 import os
 import sys
@@ -84,17 +84,27 @@ def _rebuilt(data: Any, ctx: Any, module: types.ModuleType) -> Any:
     raise ValueError(f"unknown tag {tag!r}")
 
 
+# What a parse leaves in Kivy's Parser: its rules (kept one by one, see _patch), and the rest.
 _STATE = ("rules", "templates", "root", "sourcecode", "directives", "dynamic_classes")
+_RAW = ("sourcecode", "directives", "dynamic_classes")  # plain lines, pairs and names: kept as they are
+_TAGGED = ("templates", "root")
 
 
 def _digest(filename: str | None, content: str) -> bytes:
     import hashlib
+    from importlib.util import MAGIC_NUMBER
 
     import kivy
 
     head = f"{_FORMAT}\0{kivy.__version__}\0{filename or ''}\0".encode()
-    return hashlib.blake2b(head + importlib.util.MAGIC_NUMBER + content.encode("utf-8", "surrogatepass"),
+    return hashlib.blake2b(head + MAGIC_NUMBER + content.encode("utf-8", "surrogatepass"),
                            digest_size=_DIGEST).digest()
+
+
+def _check(payload: bytes) -> bytes:
+    import hashlib
+
+    return hashlib.blake2b(payload, digest_size=_DIGEST).digest()
 
 
 def _path(digest: bytes) -> str:
@@ -115,9 +125,11 @@ def _read(digest: bytes) -> Any:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 return None
             held = file.read()
-        if held[:_DIGEST] != digest:
+        payload = held[2 * _DIGEST:]
+        # Kept for this text, and whole: a rule is read from it only when a widget first needs it.
+        if held[:_DIGEST] != digest or held[_DIGEST:2 * _DIGEST] != _check(payload):
             return None
-        return marshal.loads(held[_DIGEST:])
+        return marshal.loads(payload)
     except (OSError, ValueError, EOFError, TypeError):
         return None
 
@@ -127,13 +139,85 @@ def _keep(digest: bytes, state: Any) -> None:
 
     path = _path(digest)
     try:
+        payload = marshal.dumps(state)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         part = f"{path}.{os.getpid()}"  # whole or not at all: programs start together
         with open(part, "wb") as file:
-            file.write(digest + marshal.dumps(state))
+            file.write(digest + _check(payload) + payload)
         os.replace(part, path)
     except (OSError, ValueError) as exc:
         log.debug("kv rules not kept: %s", exc)
+
+
+def _fields(rule: Any, ctx: Any) -> list[tuple[str, Any]]:
+    return [(name, _plain(getattr(rule, name), ctx)) for name in type(rule).__slots__
+            if name != "ctx" and hasattr(rule, name)]
+
+
+def _state(parser: Any) -> tuple[Any, ...]:
+    """A parse as marshal's data: each rule of the file on its own (marshal's bytes, read when
+    a widget first matches it: most of Kivy's 1,340 lines are rules of widgets a start never
+    makes, and reading every compiled expression back took half the time of a parse)."""
+    import marshal
+
+    blobs: list[bytes] = []
+    made: dict[int, int] = {}  # one rule for several selectors (``<A,B>:``) stays one rule
+    entries = []
+    for selector, rule in parser.rules:
+        if type(rule).__name__ != "ParserRule":
+            raise _NotPlain(type(rule).__name__)
+        number = made.get(id(rule))
+        if number is None:
+            number = made[id(rule)] = len(blobs)
+            blobs.append(marshal.dumps(_fields(rule, parser)))
+        entries.append((_plain(selector, parser), number))
+    raw = tuple(getattr(parser, name) for name in _RAW)
+    marshal.dumps(raw)  # raises ValueError for anything not plain
+    return (entries, blobs, raw, tuple(_plain(getattr(parser, name), parser) for name in _TAGGED))
+
+
+def _restore(parser: Any, held: Any, module: types.ModuleType, rule_class: type) -> None:
+    entries, blobs, raw, tagged = held
+    if not (type(blobs) is list and all(type(b) is bytes for b in blobs) and len(raw) == len(_RAW)
+            and len(tagged) == len(_TAGGED) and type(raw[0]) is list and type(raw[1]) is list
+            and type(raw[2]) is dict):
+        raise ValueError("not a kept parse")
+    rules = []
+    for blob in blobs:
+        rule = rule_class.__new__(rule_class)
+        rule.ctx = parser
+        rule._kept = (blob, module)
+        rules.append(rule)
+    values = {"rules": [(_rebuilt(selector, parser, module), rules[number]) for selector, number in entries]}
+    values.update(zip(_RAW, raw, strict=True))
+    values.update((name, _rebuilt(value, parser, module)) for name, value in zip(_TAGGED, tagged, strict=True))
+    for name in _STATE:
+        setattr(parser, name, values[name])
+
+
+def _kept_rule_class(module: types.ModuleType) -> type:
+    class KeptRule(module.ParserRule):  # type: ignore[name-defined,misc]
+        """A rule of a kept parse, read from its bytes when first asked for anything (Kivy asks
+        a rule for its fields only once a widget matches its selector)."""
+
+        __slots__ = ("_kept",)
+
+        def __getattr__(self, name: str) -> Any:
+            import marshal
+
+            try:
+                blob, where = object.__getattribute__(self, "_kept")
+            except AttributeError:
+                raise AttributeError(name) from None
+            if blob is None:
+                raise AttributeError(name)
+            self._kept = (None, None)
+            ctx = object.__getattribute__(self, "ctx")
+            for field, value in marshal.loads(blob):
+                setattr(self, field, _rebuilt(value, ctx, where))
+            return object.__getattribute__(self, name)
+
+    return KeptRule
 
 
 def _patch(module: types.ModuleType) -> None:
@@ -141,6 +225,7 @@ def _patch(module: types.ModuleType) -> None:
     parse = parser_class.parse
     if getattr(parse, "kept", False):
         return
+    rule_class = _kept_rule_class(module)
 
     def kept_parse(self: Any, content: str) -> None:
         try:
@@ -148,20 +233,18 @@ def _patch(module: types.ModuleType) -> None:
         except Exception:  # noqa: BLE001 - keeping is an optimisation: Kivy's own parse is always there
             return parse(self, content)
         held = _read(digest)
-        if held is not None and type(held) is tuple and len(held) == len(_STATE):
+        if held is not None:
             try:
-                values = [_rebuilt(value, self, module) for value in held]
-            except (ValueError, TypeError, IndexError, AttributeError) as exc:
+                _restore(self, held, module, rule_class)
+            except (ValueError, TypeError, IndexError, AttributeError, KeyError) as exc:
                 log.debug("kv rules kept for %s unusable: %s", self.filename, exc)
             else:
-                for name, value in zip(_STATE, values, strict=True):
-                    setattr(self, name, value)
                 self.execute_directives()  # what Kivy's parse runs: the imports of the file
                 return None
         parse(self, content)
         try:
-            state = tuple(_plain(getattr(self, name), self) for name in _STATE)
-        except _NotPlain as exc:
+            state = _state(self)
+        except (_NotPlain, ValueError) as exc:
             log.debug("kv rules of %s parsed each time: %s", self.filename, exc)
             return None
         _keep(digest, state)
@@ -171,8 +254,9 @@ def _patch(module: types.ModuleType) -> None:
     parser_class.parse = kept_parse
 
 
-class _Finder(importlib.abc.MetaPathFinder):
-    """Finds Kivy's parser module as Python would, and patches it once it has run."""
+class _Finder:
+    """Finds Kivy's parser module as Python would, and patches it once it has run (an import
+    system's meta path finder; importlib.abc's base class costs 20 ms of imports)."""
 
     def find_spec(self, name: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
         if name != _PARSER:
