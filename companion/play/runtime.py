@@ -20,7 +20,6 @@ from companion.play.keys import Keys
 from companion.play.observers import Observers
 from companion.play.phones import Phones
 from companion.play.scans import Scans
-from companion.play.seat_policy import venue_actions
 from companion.play.session import Session
 from companion.play.voice import Voice
 from companion.play.workers import Workers
@@ -101,6 +100,8 @@ class Runtime:
 
     def venue_actions(self, seat: int, lang: str | None = None) -> tuple[Any, ...]:
         """The venue's actions of seat ``seat`` (0-based), for the table screen's seat menus."""
+        from companion.play.seat_policy import venue_actions  # the table's words: after the first frame
+
         return venue_actions(self.venue, seat, lang or self.lang)
 
     def venue_action(self, seat: int | None, action_id: str, lang: str | None = None,
