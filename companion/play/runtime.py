@@ -11,12 +11,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.i18n import language, t
 from companion.play.announcer import Announcer, ear
-from companion.play.key_hosts import SessionHost
-from companion.play.keys import Keys
 from companion.play.observers import Observers
 from companion.play.phones import Phones
 from companion.play.scans import Scans
@@ -25,6 +23,9 @@ from companion.play.voice import Voice
 from companion.play.workers import Workers
 from companion.speech.speaker import Priority
 from companion.tags.resolve import Scan
+
+if TYPE_CHECKING:
+    from companion.play.keys import Keys
 
 log = logging.getLogger(__name__)
 
@@ -309,6 +310,11 @@ class Runtime:
 
     def keys(self, navigator: Any = None, focus: Any = None) -> Keys:
         """The key controller over this session, for a front end's screens (``navigator``)."""
+        # Imported when a front end asks for its keys: the window does once its first frame is on
+        # screen (companion/ui/app.py), and the keys' map and hosts are not needed before.
+        from companion.play.key_hosts import SessionHost
+        from companion.play.keys import Keys
+
         host = SessionHost(self.session, navigator, self.call_judge, venue=self)
         return Keys(host, self.announcer, self.voice, lang=self.lang, focus=focus)
 
