@@ -43,11 +43,37 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-sync", "--no-first-run"]
 
 
+_SHARED: dict[str, Any] = {}  # this test process's one Playwright and Chromium, and how many fixtures hold them
+
+
 def chromium() -> Iterator[Any]:
-    """For a fixture: ``yield from chromium()``, a headless Chromium closed after the tests."""
+    """For a session-scoped fixture: ``yield from chromium()``, the test process's one headless
+    Chromium, launched by the first module that asks and closed when the last fixture holding it
+    is torn down (session fixtures end with the session, so the modules share one launch: about
+    2 CPU-seconds each). Each test opens its own context (cookies, storage and cache of its own),
+    so the tests stay independent of each other; a browser that died is launched again."""
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+    browser = _SHARED.get("browser")
+    if browser is None or not browser.is_connected():
+        _stop_shared()
+        driver = sync_playwright().start()
+        _SHARED.update(driver=driver, users=_SHARED.get("users", 0),
+                       browser=driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS))
+    _SHARED["users"] = _SHARED.get("users", 0) + 1
+    try:
+        yield _SHARED["browser"]
+    finally:
+        _SHARED["users"] -= 1
+        if _SHARED["users"] <= 0:
+            _stop_shared()
+
+
+def _stop_shared() -> None:
+    browser, driver = _SHARED.pop("browser", None), _SHARED.pop("driver", None)
+    try:
+        if browser is not None and browser.is_connected():
+            browser.close()
+    finally:
+        if driver is not None:
+            driver.stop()

@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.timeout(120), pytest.mark.slow,
 playwright = pytest.importorskip("playwright.sync_api")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # one Chromium per test process, a new context per test
 def browser():
     yield from chromium()
 

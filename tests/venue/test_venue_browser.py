@@ -66,7 +66,7 @@ def venue(tmp_path, broker):
         store.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # one Chromium per test process, a new context per test
 def browser():
     yield from chromium()
 
