@@ -514,3 +514,50 @@ def test_a_code_joins_once_and_a_second_phone_waits_for_the_host_at_serves_termi
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_phone_behind_gets_the_newest_state_once_and_every_log_line_in_order(table) -> None:
+    """A state is a snapshot: one still waiting for a phone's writer is replaced by the newest,
+    sent after the log lines queued before it; log lines are events, every one sent, in order.
+    The server's loop is held while the table changes five times, as a busy loop or a slow Wi-Fi
+    holds a phone's writer. Before: five states, each encoded and sent to every phone."""
+    import threading
+
+    runtime, server = table
+    ann, _, _ = tokens(server)
+
+    async def go() -> tuple[list[dict], list[list[str]]]:
+        async with aiohttp.ClientSession() as http:
+            ws = await http.ws_connect(f"{server.url}/ws?token={ann}")
+            await next_of(ws, "hello")
+            entered, gate = threading.Event(), threading.Event()
+
+            def hold() -> None:
+                entered.set()
+                gate.wait(30)
+
+            assert server.loop is not None
+            server.loop.call_soon_threadsafe(hold)
+            assert await asyncio.to_thread(entered.wait, 30)
+            said = []
+            try:
+                for amount in range(1, 6):
+                    result = runtime.session.apply(f"pool 1 -{amount}", source="key")
+                    assert result.ok
+                    said.append(result.lines("fr"))
+            finally:
+                gate.set()
+            got: list[dict] = []
+            while sum(m["type"] == "log" for m in got) < 5:
+                raw = (await ws.receive(timeout=10)).data
+                SEEN.setdefault(id(ws), []).append(raw)
+                got.append(json.loads(raw))
+            await ws.close()
+            return got, said
+
+    got, said = run(go())
+    assert [m["type"] for m in got] == ["log"] * 4 + ["state", "log"]
+    assert [m["lines"]["fr"] for m in got if m["type"] == "log"] == said
+    state = next(m for m in got if m["type"] == "state")
+    assert state["table"]["revision"] == runtime.session.revision
+    assert state["table"]["seats"][0]["counters"]["pool"] == 30 - 15
