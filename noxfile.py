@@ -11,16 +11,22 @@ marked ``ui`` in the files above are deselected for the same reason).
 Interpreters are found on PATH and under pyenv (``pyenv root``); a missing one is skipped with
 a line saying so, never downloaded. Each version keeps its venv in ``.nox/`` and reinstalls
 only when pyproject.toml changes, so a second run starts in seconds.
+
+The Pythons of one run that have the same krcg share one card index (tests/conftest.py builds it
+once, under a lock): its key is the games' files and krcg's version, not Python's (the index is
+JSON, its typo keys the same in every process: companion/cards/index.py, search.py).
 """
 
 from __future__ import annotations
 
+import atexit
 import glob
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nox
@@ -47,6 +53,12 @@ os.environ.pop("UV_COMPILE_BYTECODE", None)
 nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = False
 nox.options.sessions = ["matrix"]
+
+# The card indexes of this run, one per krcg version (see the module's doc): made by the first nox
+# process, inherited by the sessions' own (nox -j runs each in a child), removed when it ends.
+if not os.environ.get("_COMPANION_MATRIX_CACHE"):
+    os.environ["_COMPANION_MATRIX_CACHE"] = tempfile.mkdtemp(prefix="companion-matrix-")
+    atexit.register(shutil.rmtree, os.environ["_COMPANION_MATRIX_CACHE"], True)
 
 
 def _pyenv_root() -> Path | None:
@@ -93,15 +105,26 @@ def matrix(session: nox.Session) -> None:
     if not PYTHONS:
         session.skip("no other Python 3.11-3.13 on this machine: the matrix has nothing to run")
     stamp = Path(session.virtualenv.location) / ".installed"
-    key = hashlib.sha256(Path("pyproject.toml").read_bytes()).hexdigest()
+    key = hashlib.sha256(Path("pyproject.toml").read_bytes() + b"deps+pth").hexdigest()
     if not stamp.exists() or stamp.read_text() != key:
         if session.venv_backend != "uv":  # uv's venvs have no pip, and need none
             session.install("-q", "--upgrade", "pip")
-        session.install("-q", "-e", ".[test]")
+            session.install("-q", "-e", ".[test]")
+        else:
+            # The dependencies, and this folder on the venv's path (a .pth file): what an editable
+            # install gives these tests, without its build (setuptools in a venv of its own: 3 CPU-s
+            # per Python); the package's build and metadata are the main suite's (test_wheel.py).
+            session.install("-q", "-r", "pyproject.toml", "--extra", "test")
+            (site,) = Path(session.virtualenv.location).glob("lib/python*/site-packages")
+            (site / "table_companion_source.pth").write_text(f"{Path.cwd()}\n", encoding="utf-8")
         stamp.write_text(key)
-    session.run("python", "-c", "import sys, krcg, importlib.metadata as m; "
-                "print(f'Python {sys.version.split()[0]}, krcg', m.version('krcg'))")
+    # krcg's version from its metadata (importing krcg costs half a second): the line said, and the
+    # card index this Python shares with the run's others that have the same.
+    said = session.run("python", "-c", "import sys, importlib.metadata as m; "
+                       "print(f'Python {sys.version.split()[0]}, krcg', m.version('krcg'))", silent=True)
+    print(said.strip())
+    cache = Path(os.environ["_COMPANION_MATRIX_CACHE"]) / f"krcg-{said.split()[-1]}"
     # One process per Python, no xdist workers: the Pythons run side by side (nox -j) and beside
     # the main suite, which already keep the cores busy.
     session.run("python", "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-m", "not ui",
-                *TESTS, *session.posargs, env={"PYTHONDONTWRITEBYTECODE": ""})
+                *TESTS, *session.posargs, env={"PYTHONDONTWRITEBYTECODE": "", "COMPANION_CACHE": str(cache)})

@@ -56,14 +56,20 @@ _INDEX_READY = Path(os.environ["COMPANION_CACHE"]) / "index-built"
 if not os.environ.get("_COMPANION_TEST_HEARD"):
     os.environ["_COMPANION_TEST_HEARD"] = tempfile.mkdtemp(prefix="companion-heard-")
 # The ready mark is written whatever happens: if the build failed, tests build the index themselves.
+# Under a lock: the matrix's Pythons share one cache when their krcg is the same (noxfile.py), and
+# a session that finds the mark once the lock is its own builds nothing.
 _BUILD_INDEX = """
-import sys
+import fcntl, sys
 from pathlib import Path
-try:
-    from companion.cards.library import CardLibrary
-    CardLibrary().catalog
-finally:
-    Path(sys.argv[1]).write_text("built")
+ready = Path(sys.argv[1])
+with open(ready.with_name("index-build.lock"), "w") as lock:
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    if not ready.exists():
+        try:
+            from companion.cards.library import CardLibrary
+            CardLibrary().catalog
+        finally:
+            ready.write_text("built")
 """
 
 SEEDS = Path(os.environ.get("COMPANION_SEEDS") or ROOT.parent / "shared" / "seeds")

@@ -5,6 +5,8 @@ the official files. Apart from cards.py so that the krcg lines never import the 
 
 from __future__ import annotations
 
+import sys
+import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,6 +63,33 @@ def fast_yaml(module: Any) -> None:
 
     if getattr(module, "yaml", None) is yaml:
         module.yaml = _LibYaml(yaml)
+
+
+def without_krcg_loader() -> None:
+    """Keep krcg 5's ``krcg.loader`` from being imported; call before the first ``import krcg``.
+
+    ``krcg/__init__`` imports it for its ``load``/``load_local``/``load_online``, which nothing
+    here calls (``load`` unpickles from the shared temp folder: krcg5.py), and it imports aiohttp
+    and asyncio for ``load_online``: 0.45 s of CPU here, some 3 s on a Pi, in every process that
+    reads krcg (an index build, a deck read, a tournament's seating). In its place a module whose
+    functions refuse: krcg's pickle cannot be reached even by mistake. Once krcg is imported
+    (its real loader with it, or this one) nothing changes; krcg 4 has no such module (nor
+    asks for one)."""
+    if "krcg" in sys.modules or "krcg.loader" in sys.modules:
+        return
+    stand_in = types.ModuleType("krcg.loader", "krcg 5's loaders, not used by the companion (common.py)")
+
+    def refused(name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError(f"krcg.loader.{name}: not used by the companion (companion/games/vtes/common.py)")
+
+        return call
+
+    stand_in.__getattr__ = refused  # type: ignore[method-assign]
+    sys.modules["krcg.loader"] = stand_in
 
 
 def make_card(*, id: int | str, name: str, printed: str, types: list[str], text: str, crypt: bool,

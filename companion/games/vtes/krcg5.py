@@ -2,8 +2,9 @@
 
 krcg 5's ``loader.load()`` unpickles ``krcg_cards_<version>.pkl`` from the shared temp folder and
 ``loader.load_local()`` writes that file: another local user could plant it and run code in the
-companion. Neither is ever called here; the collection is built from krcg's own parsing steps,
-and the program's cache is its own card index (JSON, in the user's cache folder).
+companion. Neither is ever called here (``krcg.loader`` is not even imported: ``common.without_krcg_loader``);
+the collection is built from krcg's own parsing steps, and the program's cache is its own card
+index (JSON, in the user's cache folder).
 """
 
 from __future__ import annotations
@@ -13,35 +14,56 @@ import io
 import re
 import threading
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from companion.games.vtes.common import DeckEntry, fast_yaml, make_card
+from companion.games.vtes.common import DeckEntry, fast_yaml, make_card, without_krcg_loader
 
+without_krcg_loader()  # this module is imported before anything here imports krcg 5
 _lock = threading.Lock()
-
-
-def _bundled() -> tuple[dict, dict]:
-    from krcg import vekn_csv
-
-    # vekn_csv.from_files reads krcg's packaged lists and writes nothing.
-    return vekn_csv.from_files()
 
 
 def _rows(text: str) -> Iterable[dict[str, str]]:
     return csv.DictReader(io.StringIO(text))
 
 
+def _bundled() -> tuple[dict, dict]:
+    """krcg's packaged lists and translations (as its ``vekn_csv.from_files`` reads them)."""
+    from importlib.resources import files
+
+    from krcg import vekn_csv
+
+    package = files("krcg.cards")
+    return _read(lambda name: package.joinpath(name).read_text(encoding="utf-8-sig"),
+                 [(lang, package.joinpath(path).read_text(encoding="utf-8-sig"))
+                  for lang, path in vekn_csv.TRANSLATIONS])
+
+
 def _from_folder(lists: Path) -> tuple[dict, dict]:
-    """krcg's own steps of ``vekn_csv.from_files``, on a folder of official lists instead of
-    the packaged ones (the translations as VEKN publishes them: one zip per language)."""
+    """A folder of official lists (``cards update``), the translations as VEKN publishes them:
+    one zip per language."""
+    from krcg import models
+
+    from companion.games.vtes.common import TRANSLATIONS
+
+    translations = []
+    for code, archive in TRANSLATIONS.items():
+        with zipfile.ZipFile(lists / archive) as z:
+            translations += [(models.Lang(code[:2]), z.read(name).decode("utf-8-sig"))
+                             for name in (f"vtescrypt.{code}.csv", f"vteslib.{code}.csv")]
+    return _read(lambda name: (lists / name).read_text(encoding="utf-8-sig"), translations)
+
+
+def _read(read: Callable[[str], str], translations: list[tuple[Any, str]]) -> tuple[dict, dict]:
+    """krcg's own steps of ``vekn_csv.from_files`` but its last, ``compute_urls``: the web
+    addresses of each card's pictures on krcg's site (15,000 ``urljoin``: a quarter of a load,
+    0.4 s of CPU here and some 3 s on a Pi, at each index build and deck read), which nothing
+    here shows or follows; they stay empty ("", krcg's default). ``read`` gives a list's text by
+    its file name; ``translations`` are (language, CSV text) pairs."""
     from krcg import models, vekn_csv
 
-    from companion.games.vtes.common import FILES, TRANSLATIONS
-
-    def read(name: str) -> str:
-        return (lists / name).read_text(encoding="utf-8-sig")
+    from companion.games.vtes.common import FILES
 
     sets_name, crypt_name, lib_name, bundles_name = FILES
     sets: dict[Any, Any] = {"Promo": models.Set(code="Promo", name="Promo"),
@@ -58,14 +80,10 @@ def _from_folder(lists: Path) -> tuple[dict, dict]:
     for line in _rows(read(lib_name)):
         card = vekn_csv.lib_card_from_vekn(sets, line)
         cards[card.id] = card
-    for code, archive in TRANSLATIONS.items():
-        lang = models.Lang(code[:2])
-        with zipfile.ZipFile(lists / archive) as z:
-            for name in (f"vtescrypt.{code}.csv", f"vteslib.{code}.csv"):
-                for line in _rows(z.read(name).decode("utf-8-sig")):
-                    vekn_csv.add_translation(cards, line, lang)
+    for lang, text in translations:
+        for line in _rows(text):
+            vekn_csv.add_translation(cards, line, lang)
     vekn_csv.compute_variants(cards)
-    vekn_csv.compute_urls(cards, sets)
     return cards, sets
 
 

@@ -192,8 +192,15 @@ def staggered(count: int) -> bool:
     return count in STAGGERED
 
 
+def _krcg() -> None:
+    from companion.games.vtes.common import without_krcg_loader
+
+    without_krcg_loader()  # before krcg's first import: see there
+
+
 def table_sizes(count: int) -> list[int]:
     """Tables of 5, with tables of 4 as needed (krcg's own split); 6, 7 and 11 players cannot be seated."""
+    _krcg()
     from krcg.seating import Round
 
     return [len(t) for t in Round.from_players(list(range(count)))]
@@ -204,6 +211,7 @@ def plan_staggered(previous: Sequence[Sequence[Sequence[str]]], players: Sequenc
     """The staggered rounds of ``players`` (6, 7 or 11) so that each plays ``games`` games (2 or
     more): krcg's plan of who sits out when, seated by its annealing over the whole plan with
     ``previous`` rounds fixed. A list of rounds, each a list of tables (names in seat order)."""
+    _krcg()
     from krcg.seating import Round, get_rounds, optimise
 
     names = list(players)
@@ -224,6 +232,7 @@ def seat(previous: Sequence[Sequence[Sequence[str]]], players: Sequence[str],
     """The tables of the next round (lists of names, seat order). ``previous``: the earlier rounds'
     tables, for the VEKN criteria across rounds. A ValueError's text is the message key of why
     the players cannot be seated."""
+    _krcg()
     from krcg.seating import Round, optimise
 
     names = list(players)
