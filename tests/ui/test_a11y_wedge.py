@@ -32,9 +32,9 @@ class KeyClock:
 
 
 @pytest.fixture
-def keyed(window, tmp_path):
+def keyed(window, app_root, tmp_path):
     recorder = Recorder()
-    a = App(window, tmp_path, on_wedge_scan=recorder)
+    a = App(window, tmp_path, on_wedge_scan=recorder, roots=app_root)
     a.recorder = recorder
     a.clock = KeyClock()
     a.a11y.clock = a.clock
