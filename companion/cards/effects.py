@@ -15,14 +15,16 @@ krcg's pool cost); with ``from_cost: true`` a card that writes none pays its ``c
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion import registry
-from companion.cards.gamedata import GameInfo
 from companion.cards.model import Card
 from companion.cards.validate import Checker, describe
 from companion.cards.yamlload import DataError, line_of
 from companion.i18n import t
+
+if TYPE_CHECKING:  # the game.yaml reader is not needed to open the window (its import is 13 ms here)
+    from companion.cards.gamedata import GameInfo
 
 FIELDS = frozenset({"pay", "gain", "but", "energized", "vp", "ask"})
 # Said after a card's name when another card lets it be taken for nothing.

@@ -8,11 +8,12 @@ format version. A start reads the games whose key still holds and rebuilds only 
 (a user's card added to one game, on a Raspberry Pi: that game, not the 4,000 cards of the largest game again).
 
 Stored as JSON, never pickle: reading the cache must not be able to run code, whoever wrote the
-file. Per game, the cards' short fields are columns (``_rows``: shaped so that a start makes
-4,000 cards without a line of Python per card), read at start; their long fields (text,
-rulings, flavour, extra: four fifths of the bytes) are one JSON array kept as bytes, each
-card's own slice decoded when first asked (``model.Card.__getattr__``). Each game's row carries a CRC of all it holds: a
-damaged row is rebuilt, never trusted, and the other games' rows are kept.
+file. Per game, the cards' short fields are columns (``_rows``: shaped so that 4,000 cards are
+made without a line of Python per card); their long fields (text, rulings, flavour, extra: four
+fifths of the bytes) are one JSON array a line, each card's own line decoded when first asked
+(``model.Card.__getattr__``). A start reads and checks every game's row and makes no card: a
+game's cards are made when first asked (``StoredCards``). Each game's row carries a CRC of all
+it holds: a damaged row is rebuilt, never trusted, and the other games' rows are kept.
 
 The card search's index (its words, name forms for typos: ``search.SearchIndex.state()``) spans
 every game (which words are too common to count, ranks across games), so it is kept once, under
@@ -25,6 +26,7 @@ search index to a command that searches nothing; a game built again with the ver
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import gc
 import hashlib
@@ -34,10 +36,13 @@ import os
 import sqlite3
 import sys
 import tempfile
+import threading
 import zlib
+from array import array
 from collections import Counter, deque
-from itertools import repeat
-from operator import le, or_
+from collections.abc import Callable, ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
+from itertools import accumulate, chain, islice, repeat
+from operator import le, sub
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,7 +57,7 @@ if TYPE_CHECKING:
     from companion.cards.search import SearchIndex
 
 log = logging.getLogger(__name__)
-FORMAT = 19  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
+FORMAT = 20  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
 
 
 def index_path() -> Path:
@@ -82,7 +87,9 @@ def catalog_key(keys: dict[str, str]) -> str:
     return hashlib.sha256("\n".join(f"{g} {k}" for g, k in keys.items()).encode()).hexdigest()
 
 
-Stored = tuple[str, str, bytes, bytes, bytes, bytes]  # a game's row as written: key, lang, info, errors, rows, bodies
+# A game's row as written: key, lang, info, errors, its number of cards, rows, bodies.
+Stored = tuple[str, str, bytes, bytes, str, bytes, bytes]
+Rebuild = Callable[[str], dict[str, Card]]  # a game's cards built from its files (``StoredCards``'s last resort)
 
 
 def _crc(row: Stored) -> int:
@@ -92,57 +99,66 @@ def _crc(row: Stored) -> int:
     return crc
 
 
-def _read(db_path: Path, keys: dict[str, str]) -> tuple[Catalog, dict[str, Stored]]:
+def _read(db_path: Path, keys: dict[str, str], rebuild: Rebuild) -> tuple[Catalog, dict[str, Stored]]:
     """The games of ``keys`` whose stored row has that key, intact (and in the language of its
     error messages, if it has some): a catalog of them, and their rows as stored (written again
-    as they are when other games are rebuilt)."""
+    as they are when other games are rebuilt). Their cards are made when first asked
+    (``StoredCards``; ``rebuild`` if their row cannot be made into cards then)."""
     result, rows = Catalog(), {}
     if not db_path.exists():
         return result, rows
+    try:
+        db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+        try:
+            row = db.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()
+            if not row or row[0] != str(FORMAT):
+                return result, rows
+            # One query for every game's row (a query per game found each through the table's
+            # index, a third of the reading): a game whose key changed is read for nothing,
+            # once, before it is built again.
+            current = {game: (stored, crc) for game, *stored, crc in db.execute(
+                "SELECT game, key, lang, info, errors, count, data, bodies, crc FROM cards")}
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        log.warning("card index %s unreadable (%s): rebuilding", db_path, exc)
+        return Catalog(), {}
     enabled = gc.isenabled()
     # Tens of thousands of small objects at once: the collector would walk them again and
     # again while they are made (a fifth of a warm start), and none of them is garbage.
     gc.disable()
     try:
-        with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
-            row = db.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()
-            if not row or row[0] != str(FORMAT):
-                return result, rows
-            current = dict(db.execute("SELECT game, key FROM cards"))
-            for game_id, key in keys.items():
-                if current.get(game_id) != key:
-                    continue  # a game changed, or new: built again
-                try:
-                    stored = _stored(db, game_id)
-                    if _decode(result, game_id, stored):
-                        rows[game_id] = stored
-                except (ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
-                    log.warning("card index %s: the row of %s is unreadable (%s): rebuilding it", db_path, game_id, exc)
-                    rows.pop(game_id, None)
-                    result.games.pop(game_id, None)
-                    result.cards.pop(game_id, None)
-                    result.errors.pop(game_id, None)
-    except sqlite3.Error as exc:
-        log.warning("card index %s unreadable (%s): rebuilding", db_path, exc)
-        return Catalog(), {}
+        for game_id, key in keys.items():
+            found = current.get(game_id)
+            if found is None or found[0][0] != key:
+                continue  # a game changed, or new: built again
+            try:
+                stored = _checked(game_id, *found)
+                if _decode(result, game_id, stored, _Remade(db_path, game_id, key, rebuild)):
+                    rows[game_id] = stored
+            except (ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
+                log.warning("card index %s: the row of %s is unreadable (%s): rebuilding it", db_path, game_id, exc)
+                rows.pop(game_id, None)
+                result.games.pop(game_id, None)
+                result.cards.pop(game_id, None)
+                result.errors.pop(game_id, None)
     finally:
         if enabled:
             gc.enable()
     return result, rows
 
 
-def _stored(db: sqlite3.Connection, game_id: str) -> Stored:
-    key, lang, info, errors, data, bodies, crc = db.execute(
-        "SELECT key, lang, info, errors, data, bodies, crc FROM cards WHERE game = ?", (game_id,)).fetchone()
-    stored = (key, lang, info, errors, data, bodies)
-    if _crc(stored) != crc:
+def _checked(game_id: str, row: list[Any], crc: int) -> Stored:
+    """A game's row as read, when its CRC says it is what was written."""
+    stored = tuple(row)
+    if len(stored) != 7 or _crc(stored) != crc:  # type: ignore[arg-type]
         raise ValueError(f"the row of {game_id} is not what was written")
-    return stored
+    return stored  # type: ignore[return-value]
 
 
-def _decode(result: Catalog, game_id: str, stored: Stored) -> bool:
+def _decode(result: Catalog, game_id: str, stored: Stored, rebuild: Callable[[Exception], dict[str, Card]]) -> bool:
     """Add one stored game to ``result``; False when it must be built again all the same."""
-    _, lang, info, errors, data, bodies = stored
+    _, lang, info, errors, count, data, bodies = stored
     messages = json.loads(errors)
     if messages and lang != language():
         # The reasons are words of the language they were written in: another language reads
@@ -154,10 +170,122 @@ def _decode(result: Catalog, game_id: str, stored: Stored) -> bool:
             raise ValueError(f"the game {game_id} without its glossary and rules")
         result.games[game_id] = game = GameInfo.from_stored(json.loads(short), later)
         add_messages(game.messages)  # a warm start reads no game.yaml: its messages come from here
-        result.cards[game_id] = _cards(json.loads(data), bodies)
+        if not count.isdigit():
+            raise ValueError(f"the game {game_id} of {count!r} cards")
+        result.cards[game_id] = StoredCards(game_id, int(count), data, bodies, rebuild)
     for message in messages:
         result.error(game_id, message)
     return True
+
+
+class StoredCards(Mapping[str, Card]):
+    """One game's cards as the card index holds them, made into ``Card`` objects when something
+    first asks for one of them (by id, ``in``, a walk over them, their values or items): a warm
+    start reads and checks the bytes of every game, and makes the cards of none. Most starts
+    show a menu of games, or one game's table, before any card is named; the first search or
+    card shown then makes that game's cards once (VTES's 4,000 in a few milliseconds here).
+    How many there are is known without making them (the index keeps the count).
+
+    The same mapping as the dict of the cards built from the files: same ids in the same order,
+    equal cards. Made under a lock (the UI and a worker may ask at once). A row that passed its
+    CRC but cannot be made into cards (written by a program of the same index format with
+    another idea of it) is not trusted: its game is built again from its files, with a warning,
+    and its row dropped so that the next start builds and keeps it again."""
+
+    __slots__ = ("_game", "_count", "_data", "_bodies", "_rebuild", "_made", "_lock")
+
+    def __init__(self, game: str, count: int, data: bytes, bodies: bytes,
+                 rebuild: Callable[[Exception], dict[str, Card]]) -> None:
+        self._game, self._count, self._data, self._bodies, self._rebuild = game, count, data, bodies, rebuild
+        self._made: dict[str, Card] | None = None
+        self._lock = threading.Lock()
+
+    def _cards(self) -> dict[str, Card]:
+        made = self._made
+        if made is None:
+            with self._lock:
+                made = self._made
+                if made is None:
+                    made = self._made = self._make()
+        return made
+
+    def _make(self) -> dict[str, Card]:
+        enabled = gc.isenabled()
+        gc.disable()  # as _read: thousands of objects, none garbage
+        try:
+            cards = _cards(json.loads(self._data), self._bodies)
+            if len(cards) != self._count:
+                raise ValueError(f"{len(cards)} cards where the index counted {self._count}")
+        except (ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
+            cards = self._rebuild(exc)
+        finally:
+            if enabled:
+                gc.enable()
+        self._data = self._bodies = b""  # in the cards now (each its own long fields)
+        return cards
+
+    @property
+    def made(self) -> bool:
+        """Whether the cards are made (a test's question: nothing else needs to know)."""
+        return self._made is not None
+
+    def __getitem__(self, card_id: str) -> Card:
+        return self._cards()[card_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._cards())
+
+    def __len__(self) -> int:
+        made = self._made
+        return self._count if made is None else len(made)
+
+    def __contains__(self, card_id: object) -> bool:
+        return card_id in self._cards()
+
+    def get(self, card_id: str, default: Any = None) -> Any:
+        return self._cards().get(card_id, default)
+
+    def keys(self) -> KeysView[str]:
+        return self._cards().keys()
+
+    def values(self) -> ValuesView[Card]:
+        return self._cards().values()
+
+    def items(self) -> ItemsView[str, Card]:
+        return self._cards().items()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, StoredCards):
+            other = other._cards()
+        elif isinstance(other, Mapping) and not isinstance(other, dict):
+            other = dict(other.items())
+        return self._cards() == other if isinstance(other, dict) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # a mapping, as a dict
+
+    def __repr__(self) -> str:
+        return f"StoredCards({self._game!r}, {self._count} cards{'' if self._made is not None else ', not made yet'})"
+
+
+class _Remade:
+    """``StoredCards``'s last resort for one game: drop its row from the index (the next start
+    builds and keeps it again, as for any row not trusted), then build its cards from its files."""
+
+    def __init__(self, db_path: Path, game_id: str, key: str, rebuild: Rebuild) -> None:
+        self.db_path, self.game_id, self.key, self.rebuild = db_path, game_id, key, rebuild
+
+    def __call__(self, exc: Exception) -> dict[str, Card]:
+        log.warning("card index %s: the cards of %s cannot be made from their row (%s): rebuilding them",
+                    self.db_path, self.game_id, exc)
+        try:
+            db = sqlite3.connect(self.db_path, isolation_level=None)
+            try:
+                db.execute("DELETE FROM cards WHERE game = ? AND key = ?", (self.game_id, self.key))
+            finally:
+                db.close()
+        except (OSError, sqlite3.Error) as err:  # a read-only cache: the next start tries again
+            log.warning("cannot drop the row of %s from %s: %s", self.game_id, self.db_path, err)
+        return self.rebuild(self.game_id)
 
 
 _FIRST = tuple(f.name for f in dataclasses.fields(Card) if f.name not in LATER)  # read at start
@@ -167,7 +295,6 @@ _SPLIT = ("id", "name")  # one string each, every card its own: a column of text
 # (the game's id, its cards' language, an empty cost: the same for thousands of cards).
 _PLAIN = tuple(f for f in _FIRST if f not in _TUPLE_FIELDS and f not in _SPLIT and f != "names")
 _ROW_FIELDS = frozenset((*_PLAIN, "names"))
-_FIELD_COUNT = len(_FIRST) + 1  # with STORED
 SEP = "\x1f"  # ASCII's unit separator: no card's id or name has one (a column that does is a JSON list)
 
 
@@ -185,81 +312,119 @@ def _split(column: str | list[str], count: int) -> list[str]:
     return values
 
 
+def _packed(values: Iterable[int]) -> list[str]:
+    """Numbers as JSON data: the narrowest array type that holds them and its little-endian
+    bytes in base64 (as the search's state keeps its numbers). A start reads thousands of them
+    with one C call (``_numbers``), where a JSON list of them is a number object parsed each."""
+    values = list(values)
+    top = max(values, default=0)
+    packed = array("B" if top < 1 << 8 else "H" if top < 1 << 16 else "I", values)
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return [packed.typecode, base64.b64encode(packed.tobytes()).decode("ascii")]
+
+
+def _numbers(stored: list[str], count: int | None = None) -> array:
+    """``_packed``'s numbers back (``count`` of them, when given). Data, never code."""
+    typecode, text = stored
+    if typecode not in ("B", "H", "I"):
+        raise ValueError(f"a stored array of type {typecode!r}")
+    values = array(typecode)
+    values.frombytes(base64.b64decode(text, validate=True))
+    if sys.byteorder == "big":
+        values.byteswap()
+    if count is not None and len(values) != count:
+        raise ValueError(f"{len(values)} numbers for {count}")
+    return values
+
+
 def _rows(cards: dict[str, Card]) -> tuple[bytes, bytes]:
     """The short fields of ``cards`` as one JSON object of columns (``_cards`` reads it back),
-    and their long fields as a second blob: a JSON array of them, as UTF-8, each card's place in
-    it kept in the columns ``s`` and ``e``.
+    and their long fields as a second blob: a JSON array of each card's ``later_json``, as UTF-8,
+    where each begins in the column ``offsets`` (and ends a byte before the next: a comma, the
+    last one's the closing bracket).
 
     Shaped for reading, which every start does: the ids and names are columns of text cut with
-    ``str.split``; a card's names are left out when they are only its name in its own language;
-    a tuple field is a number into the list of the tuples met, each a list of numbers into one
-    list of words; the other fields are left out when they are the game's commonest value. So a
-    start parses a tenth of the JSON values it did (a JSON list per card) and makes each card
-    with no Python code of its own per card."""
+    ``str.split``; a tuple field is a number into the list of the tuples met, each a run of
+    numbers into one list of words; the other fields are the game's commonest value, and only
+    the cards that differ (or whose names are more than their name in their own language) have
+    a row of their own (``at``: their places; ``rows``: those fields). Numbers are packed
+    arrays (``_packed``). So a start parses no JSON value per card but its id and name, and
+    makes each card with no Python code of its own per card."""
     listed = list(cards.values())
-    parts, starts, ends, at = [], [], [], 1
-    for card in listed:
-        part = later_json(card).encode()
-        parts.append(part)
-        starts.append(at)
-        ends.append(at + len(part))
-        at += len(part) + 1
     common = {}
     for name in _PLAIN if listed else ():  # the commonest value of each field
         try:
             common[name] = Counter(getattr(card, name) for card in listed).most_common(1)[0][0]
         except TypeError:  # a value that is no dict key (none of these fields' values today): by its JSON
             common[name] = json.loads(Counter(json.dumps(getattr(card, name)) for card in listed).most_common(1)[0][0])
-    rows = []
-    for card in listed:
+    at, rows = [], []
+    for i, card in enumerate(listed):
         row = {name: value for name in _PLAIN if (value := getattr(card, name)) != common[name]}
         if card.names != {card.lang: card.name}:
             row["names"] = card.names
-        rows.append(row)
+        if row:
+            at.append(i)
+            rows.append(row)
     groups: dict[tuple[str, ...], int] = {(): 0}
-    tuples = {name: [groups.setdefault(tuple(getattr(card, name)), len(groups)) for card in listed]
+    tuples = {name: _packed([groups.setdefault(tuple(getattr(card, name)), len(groups)) for card in listed])
               for name in _TUPLE_FIELDS}
     words: dict[str, int] = {}
     numbered = [[words.setdefault(w, len(words)) for w in group] for group in groups]
-    data = {"n": len(listed), "common": common, "rows": rows, "tuples": tuples, "groups": numbered,
-            "words": list(words), "s": starts, "e": ends,
+    parts = [later_json(card).encode() for card in listed]
+    data = {"n": len(listed), "common": common, "at": at, "rows": rows, "tuples": tuples,
+            "groups": _packed(n for group in numbered for n in group),
+            "group_ends": _packed(accumulate(map(len, numbered))), "words": list(words),
+            # (no card: "[]", its one offset past the bracket)
+            "offsets": _packed(accumulate((len(part) + 1 for part in parts), initial=1) if parts else [2]),
             **{name: _column([getattr(card, name) for card in listed]) for name in _SPLIT}}
-    return (json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode(), b"[" + b",".join(parts) + b"]")
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode(), b"[" + b",".join(parts) + b"]"
+
+
+def _ascending(values: array, last: int) -> bool:
+    """Whether ``values`` never go down and end at ``last`` (or are none)."""
+    return not values or (values[-1] == last and all(map(le, values, islice(values, 1, None))))
 
 
 def _cards(data: dict[str, Any], bodies: bytes) -> dict[str, Card]:
     """Cards by id from ``_rows``'s columns. What pickle did: fill the frozen dataclass's fields
     without running its __init__ (4,000 cards on every start); the values are plain JSON data,
-    checked. Each step runs over all cards inside C (``map``): a Python loop over 4,000 cards,
-    a call or a statement each, was most of a warm start."""
-    count, size, same = data["n"], len(bodies), sys.intern
-    rows, starts, ends = data["rows"], data["s"], data["e"]
-    columns = {name: _split(data[name], count) for name in _SPLIT}
-    tuples = data["tuples"]
-    if not (len(rows) == len(starts) == len(ends) == count) or any(len(tuples[n]) != count for n in _TUPLE_FIELDS):
-        raise ValueError(f"card columns of other lengths than {count}")
-    if count and not (0 < min(starts) and max(ends) < size and all(map(le, starts, ends))):
-        raise ValueError(f"cards' long fields outside the {size} bytes")
+    checked. Each step runs over all cards inside C (``map``, ``zip``): a Python loop over 4,000
+    cards, a call or a statement each, was most of a warm start. Each card's __dict__ is made
+    whole in one step from the columns (a dict per card from its values), then the few cards
+    that differ from the game's common values get their own."""
+    count, same = data["n"], sys.intern
+    at, rows = data["at"], data["rows"]
+    columns = [_split(data[name], count) for name in _SPLIT]
+    tuples = [_numbers(data["tuples"][name], count) for name in _TUPLE_FIELDS]
+    offsets = _numbers(data["offsets"], count + 1)
+    if len(at) != len(rows) or (at and not (0 <= min(at) and max(at) < count)):
+        raise ValueError(f"a card's own fields for a card beyond the {count}")
+    if offsets[0] != 1 + (not count) or not _ascending(offsets, len(bodies)):
+        raise ValueError(f"cards' long fields outside the {len(bodies)} bytes")
     common = {name: same(v) if isinstance(v, str) else v for name, v in data["common"].items()}
-    if not (_ROW_FIELDS.issuperset(common) and all(map(_ROW_FIELDS.issuperset, rows))):
-        raise ValueError("a card field unknown")
-    cards = list(map(or_, repeat(common), rows))  # a dict per card, its fields: the card's __dict__
+    if (common.keys() != set(_PLAIN) and count) or not all(map(_ROW_FIELDS.issuperset, rows)):
+        raise ValueError("a card field unknown or missing")
     # The same words and the same tuples of them come back thousands of times (a type, a clan's
     # keywords, no alias): one string and one tuple each, about a megabyte of 4,000 cards' memory.
-    word = list(map(same, data["words"])).__getitem__
-    group = list(map(tuple, map(map, repeat(word), data["groups"]))).__getitem__
-    for name in _TUPLE_FIELDS:
-        deque(map(dict.__setitem__, cards, repeat(name), map(group, tuples[name])), 0)
-    for name, values in columns.items():
-        deque(map(dict.__setitem__, cards, repeat(name), values), 0)
+    words = list(map(same, data["words"]))
+    flat, ends = _numbers(data["groups"]), _numbers(data["group_ends"])
+    if not _ascending(ends, len(flat)) or (flat and max(flat) >= len(words)):
+        raise ValueError("tuples of words that are not there")
+    runs = map(flat.__getitem__, map(slice, chain((0,), ends), ends))
+    group = list(map(tuple, map(map, repeat(words.__getitem__), runs))).__getitem__
     # A card's names are in its row when they are more than its name in its own language (the
-    # card makes those when first asked: model.Card.__getattr__).
-    deque(map(dict.__setitem__, cards, repeat(STORED), zip(repeat(bodies), starts, ends)), 0)  # model.Card.__getattr__
-    if not set(map(len, cards)) <= {_FIELD_COUNT - 1, _FIELD_COUNT}:  # with or without their names
-        raise ValueError("a card without all its fields")
+    # card makes those when first asked: model.Card.__getattr__); its long fields are where
+    # they are in ``bodies`` (model.STORED), decoded when first asked.
+    fields = (*common, *_TUPLE_FIELDS, *_SPLIT, STORED)
+    values = zip(*map(repeat, common.values()), *(map(group, numbers) for numbers in tuples),
+                 *columns, zip(repeat(bodies), offsets, map(sub, islice(offsets, 1, None), repeat(1))),
+                 strict=False)  # the common values repeat: the card columns end it
+    dicts = list(map(dict, map(zip, repeat(fields), values)))  # each card's __dict__
+    deque(map(dict.update, map(dicts.__getitem__, at), rows), 0)
     made = list(map(object.__new__, repeat(Card, count)))
-    deque(map(object.__setattr__, made, repeat("__dict__"), cards), 0)
-    return dict(zip(columns["id"], made, strict=True))
+    deque(map(object.__setattr__, made, repeat("__dict__"), dicts), 0)
+    return dict(zip(columns[0], made, strict=True))
 
 
 def stored_cards(game_id: str) -> dict[str, Card] | None:
@@ -269,9 +434,14 @@ def stored_cards(game_id: str) -> dict[str, Card] | None:
     overlay = catalog_mod.overlay_dir()
     for unit, folder in catalog_mod.units(catalog_mod.cardmap_dir(), overlay, registry.user_dir()):
         if unit == game_id:
-            found, rows = _read(index_path(), {game_id: game_key(game_id, folder, overlay)})
-            return found.cards.get(game_id) if game_id in rows else None
+            found, rows = _read(index_path(), {game_id: game_key(game_id, folder, overlay)}, _rebuild)
+            return dict(found.cards[game_id]) if game_id in rows and game_id in found.cards else None
     return None
+
+
+def _rebuild(game_id: str) -> dict[str, Card]:
+    """One game's cards built from its files, where a start finds them (``StoredCards``'s last resort)."""
+    return dict(catalog_mod.build(only=[game_id]).cards.get(game_id, {}))
 
 
 def all_cards(catalog: Catalog) -> list[Card]:
@@ -316,7 +486,7 @@ def _same_cards_search(db_path: Path, keys: dict[str, str], rows: dict[str, Stor
             stored = db.execute("SELECT game, key, data, bodies FROM cards ORDER BY pos").fetchall()
             if [game for game, *_ in stored] != list(keys):
                 return None
-            if any((data, bodies) != rows[game][4:] for game, _key, data, bodies in stored):
+            if any((data, bodies) != rows[game][5:] for game, _key, data, bodies in stored):
                 return None
             row = db.execute("SELECT data FROM search WHERE key = ?",
                              (catalog_key({game: key for game, key, *_ in stored}),)).fetchone()
@@ -351,9 +521,10 @@ def keep_search(catalog: Catalog, search: SearchIndex) -> None:
 def _row(catalog: Catalog, game_id: str, key: str) -> Stored:
     """One freshly built game as its row is written."""
     info = catalog.games.get(game_id)
-    rows, bodies = _rows(catalog.cards.get(game_id, {})) if info is not None else (b"", b"")
+    cards = catalog.cards.get(game_id, {}) if info is not None else {}
+    rows, bodies = _rows(cards) if info is not None else (b"", b"")
     return (key, language(), b"\n".join(info.stored()) if info is not None else b"",
-            json.dumps(catalog.errors.get(game_id, []), ensure_ascii=False).encode(), rows, bodies)
+            json.dumps(catalog.errors.get(game_id, []), ensure_ascii=False).encode(), str(len(cards)), rows, bodies)
 
 
 def _write(db_path: Path, keys: dict[str, str], rows: dict[str, Stored], search: str | None) -> None:
@@ -364,12 +535,16 @@ def _write(db_path: Path, keys: dict[str, str], rows: dict[str, Stored], search:
     os.close(fd)
     try:
         with sqlite3.connect(tmp) as db:
+            # Pages of 64 KiB (the largest): a game's cards are megabytes that a start reads whole,
+            # and SQLite reads a value longer than a page one page at a time (a third of the
+            # reading at its 4 KiB).
+            db.execute("PRAGMA page_size = 65536")
             db.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT)")
             db.execute("CREATE TABLE cards (game TEXT PRIMARY KEY, pos INTEGER, key TEXT, lang TEXT, info BLOB,"
-                       " errors BLOB, data BLOB, bodies BLOB, crc INTEGER)")
+                       " errors BLOB, count TEXT, data BLOB, bodies BLOB, crc INTEGER)")
             db.execute("CREATE TABLE search (key TEXT, data BLOB)")
             db.execute("INSERT INTO meta VALUES ('format', ?)", (str(FORMAT),))
-            db.executemany("INSERT INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            db.executemany("INSERT INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            [(g, pos, *rows[g], _crc(rows[g])) for pos, g in enumerate(keys)])
             if search is not None:
                 db.execute("INSERT INTO search VALUES (?, ?)", (catalog_key(keys), search))
@@ -390,7 +565,10 @@ def load(cardmap: Path | None = None, overlay: Path | None = None, rebuild: bool
     overlay = overlay if overlay is not None else catalog_mod.overlay_dir()
     keys = {g: game_key(g, folder, overlay) for g, folder in catalog_mod.units(cardmap, overlay, user_games)}
     db_path = index_path()
-    cached, rows = (Catalog(), {}) if rebuild else _read(db_path, keys)
+    def built(game_id: str) -> dict[str, Card]:  # StoredCards's last resort
+        return dict(catalog_mod.build(cardmap, overlay, user_games=user_games, only=[game_id]).cards.get(game_id, {}))
+
+    cached, rows = (Catalog(), {}) if rebuild else _read(db_path, keys, built)
     stale = [g for g in keys if g not in rows]
     if not stale:
         cached.index_key, cached.index_games = catalog_key(keys), tuple(keys)
@@ -429,7 +607,7 @@ def load(cardmap: Path | None = None, overlay: Path | None = None, rebuild: bool
     # until asked for (model.STORED), where the cards just built hold them all as objects, for
     # the life of the app (about 25 MB more after the first start). A warm read costs tens of
     # milliseconds after the seconds of a build.
-    stored, stored_rows = _read(db_path, keys)
+    stored, stored_rows = _read(db_path, keys, built)
     if all(g in stored_rows for g in keys):
         stored.index_key, stored.index_games = catalog_key(keys), tuple(keys)
         return stored, True

@@ -14,7 +14,6 @@ from typing import Any, Protocol, runtime_checkable
 from companion.i18n import t
 from companion.play.keymap import Binding, KeyMap, load_keymap
 from companion.play.keynames import CANCEL_KEYS, ENTER_KEYS, PAGE_KEYS, digit_of, is_text_key, known_lang
-from companion.table.present import seat_counters, shared_counters
 
 
 @runtime_checkable
@@ -199,6 +198,10 @@ class Keys:
         game = self.host.game
         if game is None:
             return []
+        # Imported with the first game: what the table shows is not needed before the first frame
+        # (its module's dataclasses are 8 ms of CPU at import, more on a Raspberry Pi).
+        from companion.table.present import seat_counters, shared_counters
+
         if seat is None:
             return shared_counters(game.data, game.state)
         shown = set(seat_counters(game.rules))

@@ -11,21 +11,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.i18n import language, t
 from companion.play.announcer import Announcer, ear
-from companion.play.key_hosts import SessionHost
-from companion.play.keys import Keys
 from companion.play.observers import Observers
 from companion.play.phones import Phones
 from companion.play.scans import Scans
-from companion.play.seat_policy import venue_actions
 from companion.play.session import Session
 from companion.play.voice import Voice
 from companion.play.workers import Workers
 from companion.speech.speaker import Priority
 from companion.tags.resolve import Scan
+
+if TYPE_CHECKING:
+    from companion.play.keys import Keys
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +101,8 @@ class Runtime:
 
     def venue_actions(self, seat: int, lang: str | None = None) -> tuple[Any, ...]:
         """The venue's actions of seat ``seat`` (0-based), for the table screen's seat menus."""
+        from companion.play.seat_policy import venue_actions  # the table's words: after the first frame
+
         return venue_actions(self.venue, seat, lang or self.lang)
 
     def venue_action(self, seat: int | None, action_id: str, lang: str | None = None,
@@ -308,6 +310,11 @@ class Runtime:
 
     def keys(self, navigator: Any = None, focus: Any = None) -> Keys:
         """The key controller over this session, for a front end's screens (``navigator``)."""
+        # Imported when a front end asks for its keys: the window does once its first frame is on
+        # screen (companion/ui/app.py), and the keys' map and hosts are not needed before.
+        from companion.play.key_hosts import SessionHost
+        from companion.play.keys import Keys
+
         host = SessionHost(self.session, navigator, self.call_judge, venue=self)
         return Keys(host, self.announcer, self.voice, lang=self.lang, focus=focus)
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import queue
+import time
+from collections import deque
 
 import ndef
 
@@ -46,21 +48,29 @@ class SimulatedReader(Reader):
         self._actions.put(("stop", "", None))
 
     def _run(self) -> None:
-        for ref in self._script:
-            self.lay(ref)
-        first = True
+        # The demo's cards are laid at their own pace, apart from what is laid by code or typed:
+        # a card a player types is read at once, never queued behind the rest of the demo (each
+        # left on the reader for ``interval`` seconds), and the demo's next card waits a whole
+        # interval after it, so that it is not cut short.
+        demo = deque(self._script)
+        due = 0.0  # when the demo's next card is laid: the first at once
         while not self.stopping:
+            wait = 0.2
+            if demo:
+                wait = min(wait, max(0.0, due - time.monotonic()))
             try:
-                kind, uid, data = self._actions.get(timeout=0.2)
+                kind, uid, data = self._actions.get(timeout=wait)
             except queue.Empty:
-                continue
+                if not demo or time.monotonic() < due:
+                    continue
+                ref = demo.popleft()
+                kind, uid, data = "laid", fake_uid(ref), text_ndef(ref)
             if kind == "stop":
                 break
-            if kind == "laid" and self._script and not first and self._stop.wait(self.interval):
-                break  # a scripted demo leaves each card on the reader for a while
-            if kind == "laid" and self._present and self._present != uid:
-                self._emit("lifted")  # a new card replaces the one on the reader
-            first = False
+            if kind == "laid":
+                due = max(due, time.monotonic() + self.interval)
+                if self._present and self._present != uid:
+                    self._emit("lifted")  # a new card replaces the one on the reader
             self._emit(kind, uid=uid, ndef=data)
 
 

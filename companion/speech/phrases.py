@@ -25,6 +25,21 @@ Verbosity = Literal["short", "normal", "full"]
 VERBOSITIES: tuple[str, ...] = ("short", "normal", "full")
 
 
+class _Pattern:
+    """A regular expression compiled when first used: the voice's module is imported on the way
+    to the window's first frame, and its 21 patterns (a few ms here, several times that on a
+    Raspberry Pi) are needed only once a card or a change is said. Its methods, once looked up,
+    are the compiled pattern's own."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._source = (pattern, flags)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(re.compile(*self._source), name)
+        setattr(self, name, value)  # found on the object from now on, without this method
+        return value
+
+
 @dataclass(frozen=True)
 class Utterance:
     text: str
@@ -41,26 +56,26 @@ def _lang(lang: str) -> str:
 # Text for the ear
 
 # Ruling references ("[LSJ 20010108]", "[RBK equip]") mean nothing to the ear.
-_RULING_REF = re.compile(r"\s*\[[A-Z]{2,5}\s+[a-z0-9][^\]]*\]")
-_CARD_LINK = re.compile(r"\{([^{}]{1,80})\}")
-_LOOSE_REF = re.compile(r"\(?\b(?:Partial reversal of )?[A-Z]{2,4} \d{8}(?:-\d+)?\b\)?")
-_EMPHASIS = re.compile(r"\*([^*\n]{1,40})\*")
-_ANGLE = re.compile(r"<([A-Z][A-Z ]{1,30})>")
-_DOTTED = re.compile(r"\b\d+(?:\.\d+)+\b")
-_ITALIC = re.compile(r"(?<![\w/])/([A-Z][^/\n]{0,40}?)/(?![\w/])")
-_BRACKET = re.compile(r"\[([A-Za-z0-9 ]{1,30})\]")
-_NAMED_ICON = re.compile(r"(?P<word>[^\W\d_][\w'-]*)\s*\[(?P<code>[A-Za-z]{2,10})\]")
-_RANGED = re.compile(r"(?<![\w.])([+-]?)(\d+)R\b")
-_TIMES_X = re.compile(r"(?<![\w.])([+-]?)(\d+)X\b")
-_SIGNED = re.compile(r"(?<![\d\w.])([+-])(\d+|X)\b|(?<=[A-Za-z])([+-])(\d+|X)\b")
-_ORDINAL = re.compile(r"\b(\d+)(st|nd|rd|th|e|er|re|ère|ème)\b")
-_FRACTION = re.compile(r"(?<![\w/.])(\d+)\s?/\s?(\d+)(?![\w/])")  # "3/4": three of four
-_GROUP_MARK = re.compile(r"\s*\(G(\d{1,2})\)")  # a vampire's group, "Anson (G1)"
+_RULING_REF = _Pattern(r"\s*\[[A-Z]{2,5}\s+[a-z0-9][^\]]*\]")
+_CARD_LINK = _Pattern(r"\{([^{}]{1,80})\}")
+_LOOSE_REF = _Pattern(r"\(?\b(?:Partial reversal of )?[A-Z]{2,4} \d{8}(?:-\d+)?\b\)?")
+_EMPHASIS = _Pattern(r"\*([^*\n]{1,40})\*")
+_ANGLE = _Pattern(r"<([A-Z][A-Z ]{1,30})>")
+_DOTTED = _Pattern(r"\b\d+(?:\.\d+)+\b")
+_ITALIC = _Pattern(r"(?<![\w/])/([A-Z][^/\n]{0,40}?)/(?![\w/])")
+_BRACKET = _Pattern(r"\[([A-Za-z0-9 ]{1,30})\]")
+_NAMED_ICON = _Pattern(r"(?P<word>[^\W\d_][\w'-]*)\s*\[(?P<code>[A-Za-z]{2,10})\]")
+_RANGED = _Pattern(r"(?<![\w.])([+-]?)(\d+)R\b")
+_TIMES_X = _Pattern(r"(?<![\w.])([+-]?)(\d+)X\b")
+_SIGNED = _Pattern(r"(?<![\d\w.])([+-])(\d+|X)\b|(?<=[A-Za-z])([+-])(\d+|X)\b")
+_ORDINAL = _Pattern(r"\b(\d+)(st|nd|rd|th|e|er|re|ère|ème)\b")
+_FRACTION = _Pattern(r"(?<![\w/.])(\d+)\s?/\s?(\d+)(?![\w/])")  # "3/4": three of four
+_GROUP_MARK = _Pattern(r"\s*\(G(\d{1,2})\)")  # a vampire's group, "Anson (G1)"
 # French elision a spelled number asks for: "de un" → "d'un", "que une" → "qu'une".
-_NUMBER_ELISION = re.compile(r"\b([DdQq]u?e) (une?)\b")
-_NUMBER = re.compile(r"(?<![\d.,])\d+(?![\d])")
-_DOT_NUMBER = re.compile(r"(?<![\w.])\.(\d+)\b")  # ".44 Magnum"
-_NUMBERED_ICON = re.compile(r"^(\d+) (.+)$")
+_NUMBER_ELISION = _Pattern(r"\b([DdQq]u?e) (une?)\b")
+_NUMBER = _Pattern(r"(?<![\d.,])\d+(?![\d])")
+_DOT_NUMBER = _Pattern(r"(?<![\w.])\.(\d+)\b")  # ".44 Magnum"
+_NUMBERED_ICON = _Pattern(r"^(\d+) (.+)$")
 
 
 @functools.cache
@@ -275,8 +290,8 @@ def _ordinal_safe_numbers(s: str, lang: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # Cards
 
-_GROUP = re.compile(r"\s*\(G(\d+)\)\s*$")
-_ADVANCED = re.compile(r"\s*\(ADV\)\s*")
+_GROUP = _Pattern(r"\s*\(G(\d+)\)\s*$")
+_ADVANCED = _Pattern(r"\s*\(ADV\)\s*")
 
 
 def _spoken_name(card: Any, lang: str) -> tuple[str, int | None]:

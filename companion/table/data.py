@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from companion import paths, registry
-from companion.cards.gamedata import plain
 from companion.cards.validate import TEXTS, kind_name
 from companion.cards.yamlload import file_identity, line_of
 from companion.i18n import t
@@ -201,6 +200,10 @@ def _counters(raw: Any, scope: str, fail: _Where, parent: Any, key: str, where: 
 def parse_table(doc: dict[str, Any], shown: str, effects: dict[str, Any] | None = None) -> TableData:
     """The table section of a game's document (as ``cards.gamedata.read_game`` gives it, with
     the line of each value), checked: every error names file, line and field."""
+    # The game.yaml reader's module: only when a game's table is read, never for the games menu
+    # before the first frame (header() reads a small cache file).
+    from companion.cards.gamedata import plain
+
     fail = _Where(shown)
     table = doc.get("table")
     if not isinstance(table, dict):

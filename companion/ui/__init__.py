@@ -14,6 +14,11 @@ import os
 os.environ.setdefault("KIVY_NO_ARGS", "1")
 os.environ.setdefault("KIVY_LOG_MODE", "PYTHON")
 
+# Kivy's rules and ours, kept parsed between starts (kv_kept.py): before Kivy's Builder loads.
+from companion.ui import kv_kept  # noqa: E402 - after the environment Kivy reads at its import
+
+kv_kept.install()
+
 
 class _KivyOnlyWhenVerbose(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:

@@ -32,6 +32,7 @@ from kivy.app import App
 from kivy.clock import Clock
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
+from kivy.uix.widget import Widget
 
 from companion import i18n, paths, usersettings
 from companion.cards.library import CardLibrary
@@ -312,10 +313,34 @@ def build_root(session: SessionMirror | None = None, start: str = "card") -> Roo
     root = Root(session)
     for spec in SCREENS:
         root.register_screen(spec, partial(_make_screen, spec))
-    root.show(start)
+    # Sized as the window it will fill, before its first screen is made: a root made at Kivy's
+    # default 100x100 fitted 18 px text and small touch sizes, so every label of the first screen
+    # was laid out and drawn at those sizes, then again at the window's (a tenth of the time to
+    # the first frame). A root put in something else is fitted again by on_size.
+    from kivy.core.window import Window
+
+    if Window is not None and root.size == [100, 100]:
+        root.size = Window.size
     theme.fit(*root.size)
     sizes.fit(*root.size)
+    root.show(start)
+    settle(root)
     return root
+
+
+def settle(widget: Widget) -> None:
+    """Lay out ``widget``'s tree once, parents before children, now rather than at the next
+    frame. Kivy lays out on its clock, after the labels made with the screen have drawn their
+    text at their default width (100 px): each label of the first screen was drawn two or three
+    times before the first frame. Laid out first, a label draws its text once, at its width."""
+    from kivy.uix.layout import Layout
+    from kivy.uix.scrollview import ScrollView
+
+    for child in widget.walk(restrict=True):
+        if isinstance(child, Layout):
+            child.do_layout()
+        elif isinstance(child, ScrollView):
+            child.update_from_scroll()
 
 
 class CompanionApp(App):
@@ -418,9 +443,19 @@ class CompanionApp(App):
         from kivy.core.window import Window
 
         Window.bind(on_flip=self._on_first_flip)
+        # App.run() sets the app's window before on_start; a window the app does not run itself
+        # (a test's, which calls on_start) gets the keys at once.
+        if getattr(self, "_app_window", None) is None:
+            self.install_keys()
+
+    def install_keys(self) -> None:
+        """Keys and keypad for every screen through the core's key controller; screens said."""
+        if getattr(self, "a11y", None) is not None:
+            return
+        from kivy.core.window import Window
+
         from companion.ui.a11y import install
 
-        # Keys and keypad for every screen through the core's key controller; screens said.
         self.a11y = install(self.root, self.runtime, window=Window, on_wedge_scan=self._wedge_scan)
 
     def on_stop(self) -> None:
@@ -444,6 +479,11 @@ class CompanionApp(App):
         self.first_frame_after = seconds_since_process_start()
         if self.first_frame_after is not None:
             log.info("first frame %.2f s after process start", self.first_frame_after)
+        # The keys, now that the Home screen is on screen: Kivy reads the window's events (a key
+        # pressed meanwhile included) only after this frame, so none is missed; installing them,
+        # the key map's imports and the voice saying the screen's name had come before the first
+        # frame (about 25 ms of CPU here).
+        self.install_keys()
         self.start_background()
         # The other screens, one per frame, so that keys and touch still answer between them.
         Clock.schedule_once(self._build_next_screen, 0)

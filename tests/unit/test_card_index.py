@@ -3,17 +3,20 @@ the YAML, decodes a card's long fields (text, rulings, flavour, extra) only when
 for them, and never trusts a damaged file: it is rebuilt, with a warning saying so."""
 
 import dataclasses
+import json
 import logging
 import os
 import shutil
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
 from companion.cards import index
-from companion.cards.catalog import Catalog, known_ids, overlay_dir
+from companion.cards.catalog import Catalog, build, known_ids, overlay_dir
 from companion.cards.library import CardLibrary
+from companion.cards.model import Card
 from companion.cards.overlay import add_card
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "cardmap"
@@ -179,3 +182,71 @@ def test_a_game_built_again_with_the_same_cards_keeps_the_search(games: Path) ->
     changed, rebuilt, built = load_reporting(games)
     assert rebuilt and set(built) == {"astral", GAME}
     assert index.read_search(changed) is None  # other cards: the first search computes it
+
+
+def test_a_warm_start_makes_a_game_s_cards_when_first_asked(games: Path) -> None:
+    """A warm start reads and checks every game's row and makes no card: the first question
+    about a game's cards makes them, whichever it is, and they are the very mapping its files
+    give (the same ids in the same order, equal cards); how many there are is known before. A
+    game without cards too."""
+    shutil.copytree(Path(__file__).parents[2] / "cardmap" / "rise", games / "rise")
+    files = build(games, overlay=overlay_dir()).cards  # dicts of cards made from the files
+    assert files["rise"] == {} and len(files[GAME]) > 1
+    index.load(games, overlay=overlay_dir())
+
+    def warm() -> dict[str, Mapping[str, Card]]:
+        catalog, rebuilt = index.load(games, overlay=overlay_dir())
+        assert not rebuilt
+        return catalog.cards
+
+    cards = warm()
+    assert list(cards) == list(files)
+    assert {g: len(c) for g, c in cards.items()} == {g: len(c) for g, c in files.items()}
+    assert all(isinstance(c, index.StoredCards) and not c.made for c in cards.values())  # counted, not made
+    some = next(iter(files[GAME]))
+    for ask in (list, len, dict, lambda c: some in c, lambda c: c[some], lambda c: c.get(some),
+                lambda c: list(c.keys()), lambda c: list(c.values()), lambda c: list(c.items()),
+                lambda c: c == files[GAME]):
+        stored = warm()[GAME]
+        ask(stored)
+        assert stored.made == (ask is not len)
+    cards = warm()
+    for game, built in files.items():
+        stored = cards[game]
+        assert list(stored) == list(built) and list(stored.values()) == list(built.values())
+        assert stored == built and built == stored and not stored != built and dict(stored) == built
+        assert list(stored.items()) == list(built.items()) and len(stored) == len(built)
+        assert [repr(c) for c in stored.values()] == [repr(c) for c in built.values()]
+    stored = cards[GAME]
+    assert stored.get("no-such-card") is None and "no-such-card" not in stored and stored != {}
+    with pytest.raises(KeyError):
+        stored["no-such-card"]  # noqa: B018
+    assert CardLibrary(index.load(games, overlay=overlay_dir())[0]).get(f"{GAME}:{some}") == files[GAME][some]
+
+
+def test_a_row_that_cannot_be_made_into_cards_is_built_from_its_files(games: Path,
+                                                                      caplog: pytest.LogCaptureFixture) -> None:
+    """A row whose CRC holds but whose cards cannot be made (written by a program of the same
+    index format with another idea of it) is never trusted: when its cards are first asked, its
+    game is built from its files, with a warning, and its row dropped: the next start builds it
+    again and keeps it."""
+    first, _, _ = load_reporting(games)
+    expected = dict(first.cards["astral"])
+    with sqlite3.connect(index.index_path()) as db:
+        row = db.execute("SELECT key, lang, info, errors, count, data, bodies FROM cards"
+                         " WHERE game = 'astral'").fetchone()
+        data = json.loads(row[5])
+        data["n"] += 1  # one card more than its columns hold
+        wrong = json.dumps(data).encode()
+        db.execute("UPDATE cards SET data = ?, crc = ? WHERE game = 'astral'",
+                   (wrong, index._crc((*row[:5], wrong, row[6]))))
+    db.close()
+    again, rebuilt, built = load_reporting(games)
+    assert not rebuilt and built == []  # the row is what was written: read, its cards not made yet
+    with caplog.at_level(logging.WARNING, logger="companion.cards.index"):
+        assert again.cards["astral"] == expected
+    assert "cannot be made" in caplog.text
+    fixed, rebuilt, built = load_reporting(games)
+    assert rebuilt and built == ["astral"] and fixed.cards == first.cards
+    warm, rebuilt, built = load_reporting(games)
+    assert not rebuilt and built == [] and warm.cards == first.cards

@@ -64,8 +64,10 @@ def load_widgets_kv() -> None:
         return
     from kivy.lang import Builder
 
-    # Importing the modules registers their classes with Kivy's Factory for the kv rules.
-    from companion.ui.widgets import buttons, counter, nav, placed, seat_panel  # noqa: F401
+    # Importing the modules registers their classes with Kivy's Factory for the kv rules. Those of
+    # the first screen only: the table's (counter, placed, seat_panel) come with the table screen,
+    # which imports them (their imports and dataclasses were 10 ms before the first frame).
+    from companion.ui.widgets import buttons, inputs, nav  # noqa: F401
 
     Builder.load_file(str(resources.files(__package__).joinpath("widgets.kv")))
     _loaded = True

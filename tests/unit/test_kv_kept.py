@@ -1,0 +1,107 @@
+"""Kivy's kv rules kept parsed in the cache folder (companion/ui/kv_kept.py): the rules a kept
+file gives are the rules Kivy's own parse gives, for Kivy's style.kv and every kv file of the
+companion; an edited text is parsed again; a damaged kept file never stops a start. Each case
+is a fresh program, as a start is: the parser is patched when Kivy is first imported."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Prints, for Kivy's style.kv (parsed when the Builder is imported) and each kv file of the
+# companion, a fingerprint of the parsed rules: every field of every rule, property and
+# selector, each compiled expression by its bytecode, names, constants and line.
+CHILD = r"""
+import glob, json, os, sys, types
+import companion.ui  # installs the kept parse before Kivy's Builder loads style.kv
+from kivy import kivy_data_dir
+from kivy.lang.parser import Parser, ParserRule, ParserRuleProperty, ParserSelector
+
+def code(c):
+    return [c.co_code.hex(), list(c.co_names), [code(x) if isinstance(x, types.CodeType) else repr(x)
+            for x in c.co_consts], c.co_firstlineno, c.co_filename]
+
+def shape(x, ctx):
+    if x is ctx:
+        return "ctx"
+    if isinstance(x, types.CodeType):
+        return code(x)
+    if isinstance(x, (list, tuple)):
+        return [shape(i, ctx) for i in x]
+    if isinstance(x, dict):
+        return [type(x).__name__] + [[shape(k, ctx), shape(v, ctx)] for k, v in x.items()]
+    if isinstance(x, (ParserRule, ParserRuleProperty)):
+        cls = ParserRule if isinstance(x, ParserRule) else ParserRuleProperty
+        return [cls.__name__] + [[n, shape(getattr(x, n), ctx) if hasattr(x, n) else "unset"]
+                                 for n in cls.__slots__ if n != "ctx"]
+    if isinstance(x, ParserSelector):
+        return [type(x).__name__, sorted(vars(x).items())]
+    return repr(x)
+
+ours = sorted(glob.glob(os.path.join(sys.argv[1], "**", "*.kv"), recursive=True))
+files = [os.path.join(kivy_data_dir, "style.kv")] + ours
+out = {}
+kinds = set()
+for path in files:
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if sys.argv[2:]:
+        text = text.replace(sys.argv[2], sys.argv[3])
+    parser = Parser(content=text, filename=path)
+    name = os.path.relpath(path, os.path.dirname(sys.argv[1])) if path in ours else "style.kv"
+    state = ("rules", "templates", "root", "sourcecode", "directives", "dynamic_classes")
+    out[name] = [shape(getattr(parser, n), parser) for n in state]
+    # One rule for several selectors stays one rule.
+    out[name].append(len({id(rule) for _selector, rule in parser.rules}))
+    kinds |= {type(rule).__name__ for _selector, rule in parser.rules}
+print(json.dumps([sorted(kinds), out]))
+"""
+
+
+def _rules(cache: Path, kept: bool, *replace: str, read: bool | None = None) -> dict[str, object]:
+    """Each kv file's rules as a fresh program parses them; ``read``: whether they must have
+    come from kept files (True), from Kivy's parse (False), or either (None)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), COMPANION_CACHE=str(cache), COMPANION_KV_KEPT="1" if kept else "0",
+               KIVY_NO_ARGS="1", KIVY_NO_CONSOLELOG="1",
+               PYTHONHASHSEED="0")  # Kivy lists an expression's watched keys from a set: one order in all
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(ROOT / "companion" / "ui"), *replace], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    kinds, rules = json.loads(proc.stdout.strip().splitlines()[-1])
+    if read is not None:
+        assert kinds == (["KeptRule"] if read else ["ParserRule"])
+    return rules
+
+
+@pytest.mark.timeout(300)
+def test_kept_rules_are_kivys_own_parse_and_an_edit_is_parsed_again(tmp_path: Path) -> None:
+    parsed = _rules(tmp_path / "none", kept=False, read=False)
+    assert {"style.kv", "ui/kv/home.kv", "ui/widgets/widgets.kv"} <= set(parsed)
+    assert not (tmp_path / "none" / "kv").exists()
+    first = _rules(tmp_path, kept=True)  # parses and keeps (style.kv: kept at the Builder's import, read here)
+    kept_files = sorted((tmp_path / "kv").iterdir())
+    assert len(kept_files) >= len(parsed)  # style.kv also as the Builder reads it at its import
+    assert _rules(tmp_path, kept=True, read=True) == first == parsed  # read back: the same rules
+    # An edited text is not answered from what was kept for the old one.
+    edited = _rules(tmp_path, True, "theme.gap / 3", "theme.gap / 4")  # home.kv parsed, the others read
+    assert edited["ui/kv/home.kv"] != parsed["ui/kv/home.kv"]
+    assert edited == _rules(tmp_path / "other", False, "theme.gap / 3", "theme.gap / 4")
+
+
+@pytest.mark.timeout(300)
+def test_a_damaged_kept_file_is_parsed_again(tmp_path: Path) -> None:
+    parsed = _rules(tmp_path, kept=True)
+    for i, path in enumerate(sorted((tmp_path / "kv").iterdir())):
+        data = path.read_bytes()
+        # Cut short, its digest kept with garbage after it, or its plain data of another shape.
+        damaged = [data[: len(data) // 2], data[:16] + b"\x00garbage", data[:16] + b"\xe9\x03\x00\x00\x00"]
+        path.write_bytes(damaged[i % 3])
+    assert _rules(tmp_path, kept=True) == parsed  # each damaged file parsed again, and kept anew
+    assert _rules(tmp_path, kept=True, read=True) == parsed
