@@ -4,6 +4,11 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PYTEST_PARALLEL ?= -n auto --dist loadfile
+# Python writes its compiled files (__pycache__) in every recipe, whatever the shell says: with
+# PYTHONDONTWRITEBYTECODE set (some machines set it), the test run's pytest processes (the nox
+# matrix's ones, in venvs installed without compiling) compiled again at every run whatever they
+# imported before tests/conftest.py could unset it, and `make run` compiled the program at every start.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run test matrix setup lint bench soak clean
 

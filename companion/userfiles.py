@@ -126,14 +126,14 @@ def settings_problems(path: Path | None = None, lang: str | None = None) -> list
     """One sentence per thing wrong in the settings file, each naming the file and the fix: the
     whole file when it cannot be read, else each key whose value is not used as written (a rate of
     "fast", a language "xx", a misspelt key) and what is used instead. [] when all is well."""
+    path = path or settings_path()
+    if not os.path.lexists(path):
+        return []  # (before the imports: most starts have no settings file to check)
     import configparser
 
     from companion import usersettings
     from companion.i18n import t
 
-    path = path or settings_path()
-    if not os.path.lexists(path):
-        return []
     try:
         parser = configparser.ConfigParser(interpolation=None)
         parser.read_string(read_text(path, SETTINGS_BYTES), str(path))

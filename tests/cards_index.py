@@ -27,7 +27,7 @@ def warm_index(home: Path, cache: Path | None = None) -> Path:
 def without(cache: Path, *games: str) -> Path:
     """Drop ``games``' rows from the card index in ``cache`` (a copy: see ``warm_index``): a
     program using it builds those games again from their sources, as a first start does, and
-    reads the others (and the search's state, kept under the same files' key) as they are."""
+    reads the others as they are (and the search's parts, found again by what they are made of)."""
     with sqlite3.connect(cache / SESSION_INDEX.name) as db:
         db.executemany("DELETE FROM cards WHERE game = ?", [(game,) for game in games])
     db.close()

@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from companion.play.runtime import Runtime
 from companion.web.server import PhoneServer
 
@@ -43,11 +45,59 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-sync", "--no-first-run"]
 
 
-def chromium() -> Iterator[Any]:
-    """For a fixture: ``yield from chromium()``, a headless Chromium closed after the tests."""
-    from playwright.sync_api import sync_playwright
+_SHARED: dict[str, Any] = {}  # this test process's one Playwright and Chromium, and how many fixtures hold them
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+
+@pytest.fixture(scope="session", name="chromium_process")
+def chromium_process_fixture() -> Iterator[Any]:
+    """A module imports ``browser_fixture`` and ``chromium_process_fixture`` to have ``browser``.
+    The test process's one headless Chromium (Debian's), launched by the first module that asks
+    and closed with the session by the last fixture holding it (each module that imports this
+    fixture has its own, all torn down at the session's end): the modules share one launch, about
+    2 CPU-seconds each. A browser that died is launched again."""
+    browser = _SHARED.get("browser")
+    if browser is None or not browser.is_connected():
+        _stop_shared()
+        from playwright.sync_api import sync_playwright
+
+        driver = sync_playwright().start()
+        _SHARED.update(driver=driver, browser=driver.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                                                     args=CHROMIUM_ARGS))
+    _SHARED["users"] = _SHARED.get("users", 0) + 1
+    try:
+        yield _SHARED["browser"]
+    finally:
+        _SHARED["users"] -= 1
+        if _SHARED["users"] <= 0:
+            _stop_shared()
+
+
+@pytest.fixture(scope="module", name="browser")
+def browser_fixture(chromium_process: Any) -> Iterator[Any]:
+    """The shared Chromium for one module's tests; each test opens its own context (cookies,
+    storage and cache of its own), so the tests stay independent of each other.
+    Playwright's sync API marks its event loop as this thread's running loop between its calls
+    (its dispatcher greenlet is suspended inside it): the mark is held for this module only, so
+    that the modules after it can ``asyncio.run`` as they would in a process with no browser."""
+    _running(chromium_process)
+    try:
+        yield chromium_process
+    finally:
+        asyncio._set_running_loop(None)
+
+
+def _running(browser: Any) -> None:
+    asyncio._set_running_loop(browser._loop)
+
+
+def _stop_shared() -> None:
+    browser, driver = _SHARED.pop("browser", None), _SHARED.pop("driver", None)
+    try:
+        if browser is not None:
+            _running(browser)  # as between any two of its calls: its loop is resumed where it waits
+            if browser.is_connected():
+                browser.close()
+    finally:
+        if driver is not None:
+            driver.stop()
+        asyncio._set_running_loop(None)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.cards.validate import Checker, describe
-from companion.cards.yamlload import load_text, read_file
+from companion.cards.yamlload import load_text_kept, read_file
 from companion.i18n import add_messages, t
 
 GLOSSARY_KINDS = frozenset(
@@ -175,7 +175,7 @@ def read_game(path: Path, shown: str | None = None) -> tuple[GameInfo, Any]:
         info, data = held[2], held[3]
         add_messages(info.messages)  # as a first reading does (a no-op when they are in already)
         return (info if info.path == shown else replace(info, path=shown)), data
-    data = load_text(text, shown)
+    data = load_text_kept(text, shown, _kept_name(path))
     info = _check_game(path, shown, data)
     _last_read = (str(path), text, info, data)
     return info, data
@@ -187,6 +187,14 @@ def read_game(path: Path, shown: str | None = None) -> tuple[GameInfo, Any]:
 # time: a game edited meanwhile is parsed again); the shown path only names errors, which a
 # reading that passed has none of, and the path GameInfo carries. One game's kept, no more.
 _last_read: tuple[str, str, GameInfo, Any] | None = None
+
+
+def _kept_name(path: Path) -> str:
+    """The cache file of a game.yaml kept parsed: one per game folder's name (a user's game
+    copied under the same name in another home shares it; the text's digest tells them apart)."""
+    import hashlib
+
+    return f"game-{hashlib.blake2b(path.parent.name.encode(), digest_size=8).hexdigest()}.marshal"
 
 
 def load_game(path: Path, shown: str | None = None) -> GameInfo:

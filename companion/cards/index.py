@@ -15,13 +15,18 @@ fifths of the bytes) are one JSON array a line, each card's own line decoded whe
 game's cards are made when first asked (``StoredCards``). Each game's row carries a CRC of all
 it holds: a damaged row is rebuilt, never trusted, and the other games' rows are kept.
 
-The card search's index (its words, name forms for typos: ``search.SearchIndex.state()``) spans
-every game (which words are too common to count, ranks across games), so it is kept once, under
-the key of the whole catalog (its games' keys): a warm start does not read it, the first search
-does (``read_search``). A first build computes it with the cards; after a game was rebuilt the
-first search computes it and keeps it (``keep_search``), so that a user's card added costs no
-search index to a command that searches nothing; a game built again with the very cards it had
-(a user's file that cannot be read, reasons in another language) keeps the stored one.
+The card search is kept in parts (``search.PartRecord``: one per game, one for a user's own
+cards of a game), each under the key of what it is made of, as binary segments (SQLite blobs,
+read with no parsing; a CRC each), with a map of each game's parts (``search_map``, under the
+game's row key) and of the whole catalog's (its row ``*``, under the catalog's key). A warm start
+does not read them, the first search does (``search_index``): the parts of the whole catalog at
+once when it is the one kept; otherwise each game's parts as kept while its cards are unchanged,
+found by what they are made of when they changed (a game built again with the very cards it had:
+a user's file that cannot be read, reasons in another language), and the others ranked again
+and kept (``keep_search``): a user's card added to one game ranks that card's part, not every
+game's 4,000 cards. A first build ranks every part with the cards; after a game was rebuilt,
+the first search does, so that a user's card added costs no search to a command that searches
+nothing.
 """
 
 from __future__ import annotations
@@ -54,10 +59,11 @@ from companion.cards.model import LATER, STORED, Card, later_json
 from companion.i18n import add_messages, language
 
 if TYPE_CHECKING:
-    from companion.cards.search import SearchIndex
+    from companion.cards.search import PartRecord, SearchIndex
 
 log = logging.getLogger(__name__)
-FORMAT = 20  # bump when the stored shape of Card/GameInfo or of the search state (search.STATE_FORMAT) changes
+FORMAT = 21  # bump when the stored shape of Card/GameInfo or of the search's parts (search.STATE_FORMAT) changes
+WHOLE = "*"  # the search_map row of the whole catalog's parts (no game has this id)
 
 
 def index_path() -> Path:
@@ -314,8 +320,8 @@ def _split(column: str | list[str], count: int) -> list[str]:
 
 def _packed(values: Iterable[int]) -> list[str]:
     """Numbers as JSON data: the narrowest array type that holds them and its little-endian
-    bytes in base64 (as the search's state keeps its numbers). A start reads thousands of them
-    with one C call (``_numbers``), where a JSON list of them is a number object parsed each."""
+    bytes in base64. A start reads thousands of them with one C call (``_numbers``), where a
+    JSON list of them is a number object parsed each."""
     values = list(values)
     top = max(values, default=0)
     packed = array("B" if top < 1 << 8 else "H" if top < 1 << 16 else "I", values)
@@ -449,68 +455,137 @@ def all_cards(catalog: Catalog) -> list[Card]:
     return [card for cards in catalog.cards.values() for card in cards.values()]
 
 
-def read_search(catalog: Catalog) -> dict[str, Any] | None:
-    """The search state stored with ``catalog`` (None when that catalog was not read from, or
-    written to, the index, or no search state of these very games was kept)."""
+# The search's rows as written: its parts (key, context, meta, data, stats, crc) and its map
+# (game or WHOLE, key, parts as JSON).
+SearchRows = tuple[list[tuple[Any, ...]], list[tuple[str, str, str]]]
+
+
+def _part_row(record: PartRecord) -> tuple[Any, ...]:
+    return (*record, _crc(record))  # type: ignore[arg-type]
+
+
+def _map_rows(keys: dict[str, str], search: SearchIndex) -> list[tuple[str, str, str]]:
+    """The map of ``search``'s parts: each game's (under its row's key), and the whole catalog's
+    in order with the context each was ranked in (under the catalog's key)."""
+    layout = search.layout()
+    whole = [[record.key, record.context] for record in search.records()]
+    return [*((g, k, json.dumps(layout.get(g, []))) for g, k in keys.items()),
+            (WHOLE, catalog_key(keys), json.dumps(whole))]
+
+
+def _search_rows(keys: dict[str, str], search: SearchIndex) -> SearchRows:
+    return [_part_row(record) for record in search.records()], _map_rows(keys, search)
+
+
+def _old_search_rows(db_path: Path) -> SearchRows | None:
+    """The search's rows of the index as it is, written again with the games rebuilt: the first
+    search finds there the parts whose cards did not change."""
+    try:
+        with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
+            return (db.execute("SELECT key, context, meta, data, stats, crc FROM search").fetchall(),
+                    db.execute("SELECT game, key, parts FROM search_map").fetchall())
+    except sqlite3.Error:
+        return None
+
+
+def _records(rows: list[tuple[Any, ...]], db_path: Path) -> dict[str, PartRecord]:
+    """The parts of ``rows`` that are what was written (a damaged one is ranked again)."""
+    from companion.cards.search import PartRecord
+
+    records = {}
+    for *fields, crc in rows:
+        record = PartRecord(*fields)
+        if _crc(record) != crc:  # type: ignore[arg-type]
+            log.warning("card index %s: a part of the search is not what was written: rebuilding it", db_path)
+            continue
+        records[record.key] = record
+    return records
+
+
+def read_search(catalog: Catalog) -> list[list[str]] | None:
+    """The search's parts kept for ``catalog`` as a whole, (key, context) each, in order (None
+    when that catalog was not read from, or written to, the index, or no search of these very
+    games was kept since)."""
     db_path = index_path()
     if not catalog.index_key or not db_path.exists():
         return None
     try:
         with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
-            row = db.execute("SELECT data FROM search WHERE key = ?", (catalog.index_key,)).fetchone()
-            return json.loads(row[0]) if row else None
+            row = db.execute("SELECT key, parts FROM search_map WHERE game = ?", (WHOLE,)).fetchone()
+        return json.loads(row[1]) if row and row[0] == catalog.index_key else None
     except (sqlite3.Error, ValueError) as exc:
         log.warning("search index in %s unreadable (%s): computing it", db_path, exc)
         return None
 
 
-def _stored_search(db_path: Path, key: str) -> str | None:
-    """The search state kept under ``key``, as stored (still right when a damaged game's row was
-    built again from the same files)."""
+def search_index(catalog: Catalog) -> SearchIndex:
+    """The card search over ``catalog``, from the parts the index keeps where they still hold
+    (see the module's doc); what had to be ranked again is kept for the next start."""
+    from companion.cards.search import SearchIndex, assemble
+
+    cards = all_cards(catalog)
+    db_path = index_path()
+    if not catalog.index_key or not db_path.exists():
+        return SearchIndex(cards)
     try:
-        with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
-            row = db.execute("SELECT data FROM search WHERE key = ?", (key,)).fetchone()
-            return row[0] if row else None
-    except sqlite3.Error:
-        return None
+        stored, known, trusted = _kept_search(db_path, catalog)
+    except (sqlite3.Error, ValueError, TypeError) as exc:
+        log.warning("search index in %s unreadable (%s): computing it", db_path, exc)
+        stored, known, trusted = {}, {}, None
+    search = assemble(cards, stored, known, trusted)
+    if search.built or trusted is None:
+        keep_search(catalog, search)
+    return search
 
 
-def _same_cards_search(db_path: Path, keys: dict[str, str], rows: dict[str, Stored]) -> str | None:
-    """The search state stored for the games the index held, when the games just built again
-    hold the very cards they held, byte for byte: a user's card file that cannot be read (a
-    mistake, a FIFO, a USB stick not mounted) or a game's reasons asked in another language. The
-    search is made of the cards alone, and computing it again for every game costs seconds
-    (most of a minute on a Raspberry Pi) for nothing."""
+def _kept_search(db_path: Path, catalog: Catalog) -> tuple[dict[str, PartRecord], dict[str, list[str]], Any]:
+    """What the index keeps of the search for ``catalog`` (see ``search.assemble``): the parts
+    (only those of the whole catalog when it is the one kept: the usual), each game's parts while
+    its row is the one the catalog was read from, and the whole catalog's parts."""
+    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     try:
-        with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
-            stored = db.execute("SELECT game, key, data, bodies FROM cards ORDER BY pos").fetchall()
-            if [game for game, *_ in stored] != list(keys):
-                return None
-            if any((data, bodies) != rows[game][5:] for game, _key, data, bodies in stored):
-                return None
-            row = db.execute("SELECT data FROM search WHERE key = ?",
-                             (catalog_key({game: key for game, key, *_ in stored}),)).fetchone()
-            return row[0] if row else None
-    except sqlite3.Error:
-        return None
+        keys = dict(db.execute("SELECT game, key FROM cards"))
+        if catalog_key({g: keys.get(g, "") for g in catalog.index_games}) != catalog.index_key:
+            return {}, {}, None  # other games' rows since: nothing of it is this catalog's
+        mapped = {game: (key, parts) for game, key, parts in db.execute("SELECT game, key, parts FROM search_map")}
+        known = {g: json.loads(parts) for g, (key, parts) in mapped.items() if g != WHOLE and keys.get(g) == key}
+        whole, trusted = mapped.get(WHOLE), None
+        query = "SELECT key, context, meta, data, stats, crc FROM search"
+        if whole is not None and whole[0] == catalog.index_key:
+            trusted = json.loads(whole[1])
+            if not (isinstance(trusted, list) and all(
+                    isinstance(t, list) and len(t) == 2 and set(map(type, t)) <= {str} for t in trusted)):
+                raise ValueError("a map of the search's parts that is not one")
+            wanted = [key for key, _ in trusted]
+            rows = db.execute(f"{query} WHERE key IN ({', '.join('?' * len(wanted))})", wanted).fetchall()
+        else:
+            rows = db.execute(query).fetchall()
+    finally:
+        db.close()
+    return _records(rows, db_path), known, trusted
 
 
 def keep_search(catalog: Catalog, search: SearchIndex) -> None:
-    """Keep the search state just computed for ``catalog`` in the index, if the index still
-    holds that catalog (another start may have rebuilt a game since). One SQLite transaction:
-    a crash leaves the index as it was."""
+    """Keep the parts just ranked for ``catalog`` and the map of them all in the index, if the
+    index still holds that catalog (another start may have rebuilt a game since); parts no map
+    names any more go. One SQLite transaction: a crash leaves the index as it was."""
     db_path = index_path()
     if not catalog.index_key or not db_path.exists() or not paths.writable(db_path.parent):
         return
-    data = json.dumps(search.state(), ensure_ascii=False, separators=(",", ":"))
+    records, new = search.records(), search.new_records()  # the others are there, as read
     try:
         db = sqlite3.connect(db_path, isolation_level=None)
         try:
             db.execute("BEGIN IMMEDIATE")
             keys = dict(db.execute("SELECT game, key FROM cards ORDER BY pos"))
-            if catalog_key({g: keys.get(g, "") for g in catalog.index_games}) == catalog.index_key:
-                db.execute("DELETE FROM search")
-                db.execute("INSERT INTO search VALUES (?, ?)", (catalog.index_key, data))
+            games = {g: keys.get(g, "") for g in catalog.index_games}
+            if catalog_key(games) == catalog.index_key:
+                db.executemany("INSERT OR REPLACE INTO search VALUES (?, ?, ?, ?, ?, ?)", map(_part_row, new))
+                db.execute("DELETE FROM search_map")
+                db.executemany("INSERT INTO search_map VALUES (?, ?, ?)", _map_rows(games, search))
+                wanted = {r.key for r in records}
+                db.executemany("DELETE FROM search WHERE key = ?",
+                               [(k,) for (k,) in db.execute("SELECT key FROM search").fetchall() if k not in wanted])
             db.execute("COMMIT")
         finally:
             db.close()
@@ -527,9 +602,9 @@ def _row(catalog: Catalog, game_id: str, key: str) -> Stored:
             json.dumps(catalog.errors.get(game_id, []), ensure_ascii=False).encode(), str(len(cards)), rows, bodies)
 
 
-def _write(db_path: Path, keys: dict[str, str], rows: dict[str, Stored], search: str | None) -> None:
-    """Every game's row (``rows``, in the order of ``keys``) and, if given, the search state of
-    them all, in a new file that replaces the old one."""
+def _write(db_path: Path, keys: dict[str, str], rows: dict[str, Stored], search: SearchRows | None) -> None:
+    """Every game's row (``rows``, in the order of ``keys``) and, if given, the search's rows, in
+    a new file that replaces the old one."""
     # Written to a temporary file then renamed: a crash mid-write leaves the old index or none.
     fd, tmp = tempfile.mkstemp(prefix="cards-index-", suffix=".tmp", dir=db_path.parent)
     os.close(fd)
@@ -542,12 +617,15 @@ def _write(db_path: Path, keys: dict[str, str], rows: dict[str, Stored], search:
             db.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT)")
             db.execute("CREATE TABLE cards (game TEXT PRIMARY KEY, pos INTEGER, key TEXT, lang TEXT, info BLOB,"
                        " errors BLOB, count TEXT, data BLOB, bodies BLOB, crc INTEGER)")
-            db.execute("CREATE TABLE search (key TEXT, data BLOB)")
+            db.execute("CREATE TABLE search (key TEXT PRIMARY KEY, context TEXT, meta BLOB, data BLOB, stats BLOB,"
+                       " crc INTEGER)")
+            db.execute("CREATE TABLE search_map (game TEXT PRIMARY KEY, key TEXT, parts TEXT)")
             db.execute("INSERT INTO meta VALUES ('format', ?)", (str(FORMAT),))
             db.executemany("INSERT INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            [(g, pos, *rows[g], _crc(rows[g])) for pos, g in enumerate(keys)])
             if search is not None:
-                db.execute("INSERT INTO search VALUES (?, ?)", (catalog_key(keys), search))
+                db.executemany("INSERT INTO search VALUES (?, ?, ?, ?, ?, ?)", search[0])
+                db.executemany("INSERT INTO search_map VALUES (?, ?, ?)", search[1])
         db.close()
         os.replace(tmp, db_path)
     except BaseException:
@@ -588,16 +666,15 @@ def load(cardmap: Path | None = None, overlay: Path | None = None, rebuild: bool
         log.info("card index not saved: %s is read-only", db_path.parent)
         return result, True
     rows.update({g: _row(fresh, g, keys[g]) for g in stale})
-    # A first build computes the search's index with the cards (a first start takes its time
-    # anyway); after a change to some games it waits for the first search (``keep_search``),
-    # unless the games built again hold the very cards they held (see _same_cards_search).
-    search = None
+    # A first build ranks the search's parts with the cards (a first start takes its time
+    # anyway); after a change to some games the first search ranks those that changed
+    # (``search_index``), finding the others among the parts kept, written again here.
     if len(stale) < len(keys):
-        search = _stored_search(db_path, catalog_key(keys)) or _same_cards_search(db_path, keys, rows)
-    if len(stale) == len(keys):
+        search = _old_search_rows(db_path)
+    else:
         from companion.cards.search import SearchIndex
 
-        search = json.dumps(SearchIndex(all_cards(result)).state(), ensure_ascii=False, separators=(",", ":"))
+        search = _search_rows(keys, SearchIndex(all_cards(result)))
     try:
         _write(db_path, keys, rows, search)
     except (OSError, sqlite3.Error) as exc:  # a read-only cache must not stop the game

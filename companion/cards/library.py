@@ -121,28 +121,20 @@ class CardLibrary:
     def prepare_search(self) -> None:
         """Build the search index now (a background worker at start calls this), so that no
         player waits seconds for it at the first card they name (a vampire, a card to find)."""
-        if self._search is None:
-            with self._lock:
-                if self._search is None:
-                    self._search = self._search_index()
+        self._search_index().prepare()
 
     def search(self, query: str, game: str | None = None, limit: int = 20, **filters: object) -> list[Hit]:
-        self.prepare_search()
-        assert self._search is not None
-        return self._search.search(query, game=game, limit=limit, **filters)
+        return self._search_index().search(query, game=game, limit=limit, **filters)
 
     def _search_index(self) -> SearchIndex:
-        """The search's index as the card index stored it, else computed from the cards."""
-        from companion.cards import index
-        from companion.cards.search import SearchIndex
+        """The search's index: its parts as the card index keeps them, those whose cards changed
+        ranked again (``index.search_index``); from the cards alone for a catalog of no index."""
+        search = self._search
+        if search is None:
+            with self._lock:
+                search = self._search
+                if search is None:
+                    from companion.cards import index
 
-        cards = self.cards()
-        state = index.read_search(self.catalog)
-        if state is not None:
-            try:
-                return SearchIndex(cards, state=state)
-            except (ValueError, KeyError, IndexError, TypeError) as exc:
-                log.info("stored search index unusable (%s): computing it", exc)  # healed here, nothing to tell
-        search = SearchIndex(cards)
-        index.keep_search(self.catalog, search)  # the next start's first search reads it
+                    search = self._search = index.search_index(self.catalog)
         return search

@@ -197,3 +197,60 @@ def line_of(container: Any, key: str | int | None = None) -> int:
             return container.item_lines[key]
         return container.line
     return 0
+
+
+# -- a document kept parsed, lines and all ------------------------------------------------------
+
+# Bumped when what load_text builds changes (a new check, another shape): a document kept by an
+# older program is then parsed again, never trusted.
+_KEPT_FORMAT = "located-1\n"
+
+
+def load_text_kept(text: str, shown: str, name: str) -> Any:
+    """``load_text``, the result kept in the cache file ``name`` (companion.kept) for this very
+    text: a game.yaml is parsed at every game's start (VTES's, the largest, takes 80 ms of CPU
+    here, several times that on a Pi), while loading the kept document takes a few. Only a text
+    that parsed without error is kept, so a kept one has no error to name; one with values
+    marshal cannot hold (a date) is simply parsed each time."""
+    from companion import kept
+
+    found, packed = kept.read(name, _KEPT_FORMAT + text)
+    if found:
+        try:
+            return _unpack(packed)
+        except (TypeError, ValueError, IndexError):
+            pass  # not what this program keeps: parsed again below, and kept again
+    data = load_text(text, shown)
+    kept.keep(name, _KEPT_FORMAT + text, _pack(data))
+    return data
+
+
+def _pack(value: Any) -> Any:
+    """LDict → (0, line, ((key, key line, value), ...)), LList → (1, line, ((item line, item),
+    ...)), scalars as they are (YAML gives no tuple, so a tuple is always a container)."""
+    if isinstance(value, LDict):
+        return 0, value.line, tuple((k, value.key_lines[k], _pack(v)) for k, v in value.items())
+    if isinstance(value, LList):
+        return 1, value.line, tuple((line, _pack(v)) for line, v in zip(value.item_lines, value, strict=True))
+    return value
+
+
+def _unpack(packed: Any) -> Any:
+    if type(packed) is not tuple:
+        return packed
+    kind, line, items = packed
+    if kind == 0:
+        out = LDict()
+        out.line = line
+        out.key_lines = {}
+        for key, key_line, value in items:
+            out.key_lines[key] = key_line
+            out[key] = _unpack(value)
+        return out
+    if kind == 1:
+        seq = LList()
+        seq.line = line
+        seq.item_lines = [item_line for item_line, _ in items]
+        seq.extend(_unpack(value) for _, value in items)
+        return seq
+    raise ValueError(f"not a kept document: {kind!r}")

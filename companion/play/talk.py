@@ -19,9 +19,7 @@ import re
 from importlib import resources
 from typing import Any
 
-import yaml
-
-from companion import registry
+from companion import kept, registry
 from companion.i18n import t
 from companion.table.data import fold
 
@@ -31,7 +29,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")  # a colon or a semicolon goes on: "La 
 @functools.cache
 def talk_data() -> dict[str, Any]:
     text = resources.files("companion.play").joinpath("talk.yaml").read_text(encoding="utf-8")
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return kept.load_yaml("talk.marshal", text)  # read by the console's first line: kept parsed
 
 
 def _word_of(token: str) -> str | None:

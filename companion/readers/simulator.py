@@ -11,13 +11,15 @@ import queue
 import time
 from collections import deque
 
-import ndef
-
 from companion.readers.base import Reader
 
 
 def text_ndef(ref: str) -> bytes:
     """The NDEF message a phone app such as NFC Tools writes for a plain Text record."""
+    # Imported at the first card laid (as tags.records does to read it): the package and the uuid
+    # and platform modules it brings cost 15-20 ms of CPU here to a console that lays no card.
+    import ndef
+
     return b"".join(ndef.message_encoder([ndef.TextRecord(ref, "en")]))
 
 

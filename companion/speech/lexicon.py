@@ -10,9 +10,7 @@ import os
 from importlib import resources
 from typing import Any
 
-import yaml
-
-from companion import registry
+from companion import kept, registry
 
 log = logging.getLogger(__name__)
 
@@ -20,8 +18,7 @@ log = logging.getLogger(__name__)
 @functools.cache
 def _all() -> dict[str, Any]:
     text = resources.files(__package__).joinpath("phrases.yaml").read_text(encoding="utf-8")
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.load(text, Loader=loader)
+    return kept.load_yaml("speech_phrases.marshal", text)  # read at every start that speaks: kept parsed
 
 
 def data(lang: str) -> dict[str, Any]:

@@ -122,7 +122,13 @@ def _read(digest: bytes) -> Any:
         # would hold the start forever).
         fd = os.open(_path(digest), os.O_RDONLY | os.O_NONBLOCK)
         with os.fdopen(fd, "rb") as file:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return None
+            # Code that runs is read only from a file no one else could have written: this
+            # user's, writable neither by its group nor by all (as ssh treats a key).
+            owner = os.getuid() if hasattr(os, "getuid") else info.st_uid
+            if info.st_uid != owner or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
                 return None
             held = file.read()
         payload = held[2 * _DIGEST:]
@@ -142,7 +148,8 @@ def _keep(digest: bytes, state: Any) -> None:
         payload = marshal.dumps(state)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         part = f"{path}.{os.getpid()}"  # whole or not at all: programs start together
-        with open(part, "wb") as file:
+        # Writable by this user only, whatever the umask (002 on many desktops): see _read.
+        with os.fdopen(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as file:
             file.write(digest + _check(payload) + payload)
         os.replace(part, path)
     except (OSError, ValueError) as exc:

@@ -13,18 +13,13 @@ import pytest
 from companion.readers.events import TagEvent
 from companion.table.journal import Journal
 from companion.tags.records import encode_ref
-from tests.web_helpers import CHROMIUM, chromium, served_table
+from tests.web_helpers import CHROMIUM, browser_fixture, chromium_process_fixture, served_table  # noqa: F401  (the shared browser's fixtures)
 
 WAIT = 15_000  # ms, for any one thing the page must show
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.slow,
               pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium: deploy/system-packages.sh installs it")]
 playwright = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from chromium()
 
 
 @pytest.fixture

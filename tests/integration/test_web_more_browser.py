@@ -11,18 +11,13 @@ from companion.play.runtime import Runtime
 from companion.readers.events import TagEvent
 from companion.tags.records import encode_ref
 from companion.web.server import PhoneServer
-from tests.web_helpers import CHROMIUM, chromium
+from tests.web_helpers import CHROMIUM, browser_fixture, chromium_process_fixture  # noqa: F401  (the shared browser's fixtures)
 
 WAIT = 15_000  # ms, for any one thing the page must show
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.slow,
               pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium: deploy/system-packages.sh installs it")]
 playwright = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from chromium()
 
 
 def test_a_card_paid_in_essences_of_your_choice_is_chosen_and_applied_on_the_phone(

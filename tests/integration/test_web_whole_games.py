@@ -12,7 +12,8 @@ import pytest
 
 from companion.play.runtime import Runtime
 from companion.web.server import PhoneServer
-from tests.integration.test_web_browser import CHROMIUM, browser, phone  # noqa: F401  (the browser fixture)
+from tests.integration.test_web_browser import CHROMIUM, phone
+from tests.web_helpers import browser_fixture, chromium_process_fixture  # noqa: F401  (the shared browser's fixtures)
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.slow,
               pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium: deploy/system-packages.sh installs it")]

@@ -29,7 +29,7 @@ from companion.cards.yamlload import DataError, load_text
 from companion.readers.events import TagEvent
 from companion.readers.hub import HubReader, LineBuffer, format_line, parse_line
 from companion.table.commands import ParseError, Parser, verb_words
-from companion.table.data import load_table
+from companion.table.data import TableData, load_table
 from companion.table.engine import Game, Result
 from companion.table.journal import Journal, JournalError
 from companion.tags import records
@@ -192,14 +192,21 @@ def test_hub_lines_make_events_only_for_seats_the_hub_has(seats: int, lines: lis
 GAMES = ["vtes", "ascension", "res-arcana", "rise", "astral"]
 PLAYERS = {"vtes": ["Ann", "Bob", "Cy"], "ascension": ["Ann", "Bob"], "res-arcana": ["Ann", "Bob"],
            "rise": ["Ann", "Bob"], "astral": ["Ann", "Bob"]}
-_DATA = {g: load_table(g) for g in GAMES}
+
+
+def _data(game: str) -> TableData:
+    """A game's table data, read when a test first draws from it (load_table keeps it): not at
+    import, which every xdist worker does while collecting, whether or not it runs this file."""
+    return load_table(game)
+
+
 _NUMBERS = st.one_of(st.integers(-20, 40).map(str), st.sampled_from(["²", "³", "٣", "½", "9" * 5000, "0" * 40 + "7",
                                                                         "1e3", "0x10", "-0", "+", "="]))
 
 
 @st.composite
 def command_lines(draw, game: str) -> str:
-    data = _DATA[game]
+    data = _data(game)
     words = sorted(verb_words(data)) + sorted(data.words) + sorted(data.groups)
     parts = [draw(st.sampled_from(words))]
     for _ in range(draw(st.integers(0, 4))):
@@ -227,7 +234,7 @@ def test_command_words_are_refused_or_played_and_replay_the_same(script: tuple[s
     with _tmpdir() as tmp:
         path = Path(tmp) / "games.sqlite3"
         with Journal(path) as journal:
-            game = Game.new(journal, game_id, PLAYERS[game_id], seed=7, data=_DATA[game_id])
+            game = Game.new(journal, game_id, PLAYERS[game_id], seed=7, data=_data(game_id))
             parser = Parser(game.data, PLAYERS[game_id], crypt_card=lambda name: None)
             for line in lines:
                 try:
@@ -242,7 +249,7 @@ def test_command_words_are_refused_or_played_and_replay_the_same(script: tuple[s
             live = json.loads(json.dumps(game.state))
             game.close()
         with Journal(path) as journal:
-            assert json.loads(json.dumps(Game.open(journal, game.id, data=_DATA[game_id]).state)) == live
+            assert json.loads(json.dumps(Game.open(journal, game.id, data=_data(game_id)).state)) == live
 
 
 # --- YAML card files ----------------------------------------------------------------------------------------
@@ -324,7 +331,7 @@ def test_journal_payloads_never_stop_a_resume(edits: list[tuple[int, str]]) -> N
     with _tmpdir() as tmp:
         path = Path(tmp) / "games.sqlite3"
         with Journal(path) as journal:
-            game = Game.new(journal, "vtes", ["Ann", "Bob", "Cy"], seed=3, data=_DATA["vtes"])
+            game = Game.new(journal, "vtes", ["Ann", "Bob", "Cy"], seed=3, data=_data("vtes"))
             parser = Parser(game.data, ["Ann", "Bob", "Cy"], crypt_card=lambda name: None)
             for line in ("pool 1 -1", "pool 2 -2", "undo", "pool 3 -3", "next", "undo", "redo", "vp 1 +1"):
                 game.apply(parser.parse(line))
@@ -337,7 +344,7 @@ def test_journal_payloads_never_stop_a_resume(edits: list[tuple[int, str]]) -> N
         db.close()
         with Journal(path) as journal:
             try:
-                game = Game.open(journal, 1, data=_DATA["vtes"])
+                game = Game.open(journal, 1, data=_data("vtes"))
             except JournalError:
                 return  # the set-up itself is unreadable: refused with a reason, nothing raised
             for line in ("pool 1 +1", "undo", "undo", "redo", "next", "status"):
@@ -347,5 +354,5 @@ def test_journal_payloads_never_stop_a_resume(edits: list[tuple[int, str]]) -> N
             skipped = list(game.skipped)
             game.close()
         with Journal(path) as journal:
-            again = Game.open(journal, 1, data=_DATA["vtes"])
+            again = Game.open(journal, 1, data=_data("vtes"))
             assert json.loads(json.dumps(again.state)) == live and again.skipped == skipped

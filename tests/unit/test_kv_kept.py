@@ -71,8 +71,9 @@ def _rules(cache: Path, kept: bool, *replace: str, read: bool | None = None) -> 
     env = dict(os.environ, PYTHONPATH=str(ROOT), COMPANION_CACHE=str(cache), COMPANION_KV_KEPT="1" if kept else "0",
                KIVY_NO_ARGS="1", KIVY_NO_CONSOLELOG="1",
                PYTHONHASHSEED="0")  # Kivy lists an expression's watched keys from a set: one order in all
+    # Under a desktop's umask (002: files its group may write), what is kept must still be read.
     proc = subprocess.run([sys.executable, "-c", CHILD, str(ROOT / "companion" / "ui"), *replace], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, umask=0o002)
     assert proc.returncode == 0, proc.stderr[-2000:]
     kinds, rules = json.loads(proc.stdout.strip().splitlines()[-1])
     if read is not None:
@@ -105,3 +106,16 @@ def test_a_damaged_kept_file_is_parsed_again(tmp_path: Path) -> None:
         path.write_bytes(damaged[i % 3])
     assert _rules(tmp_path, kept=True) == parsed  # each damaged file parsed again, and kept anew
     assert _rules(tmp_path, kept=True, read=True) == parsed
+
+
+@pytest.mark.timeout(300)
+def test_kept_code_that_others_may_write_is_never_run(tmp_path: Path) -> None:
+    """A kept file holds code that runs: one that another user could have written (writable by
+    its group or by all) is parsed again, never read, as ssh refuses a key others may write."""
+    parsed = _rules(tmp_path, kept=True)
+    kept = sorted((tmp_path / "kv").iterdir())
+    for path in kept:
+        path.chmod(0o666)
+    assert _rules(tmp_path, kept=True) == parsed
+    # Each was parsed again and kept anew (a file read is left as it is): none others may write.
+    assert all(path.stat().st_mode & 0o022 == 0 for path in kept)

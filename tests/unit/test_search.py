@@ -1,6 +1,7 @@
 """Search finds cards by misspelled, accent-less and English names; filters narrow it."""
 
 import json
+import logging
 import os
 import random
 import sqlite3
@@ -18,7 +19,8 @@ from companion.cards import index as card_index
 from companion.cards import search as search_module
 from companion.cards.catalog import Catalog
 from companion.cards.library import CardLibrary
-from companion.cards.search import DocIndex, SearchIndex, card_doc, max_edits, normalize
+from companion.cards.model import Card
+from companion.cards.search import DocIndex, PartRecord, SearchIndex, assemble, card_doc, max_edits, normalize
 from tests.cards_index import warm_index
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "cardmap"
@@ -32,6 +34,15 @@ def index(card_library: CardLibrary) -> SearchIndex:
     cards = card_library.cards("vtes") + list(fixture.cards["res-arcana"].values())
     assert len(cards) > 4000
     return SearchIndex(cards)
+
+
+def restored(index: SearchIndex, cards: list[Card] | None = None,
+             records: list[PartRecord] | None = None) -> SearchIndex:
+    """``index`` as a later start makes it from the records the card index keeps (bytes)."""
+    records = index.records() if records is None else records
+    kept = {r.key: PartRecord(*(bytes(f) if isinstance(f, bytes) else f for f in r)) for r in records}
+    return assemble(index._cards if cards is None else cards, kept, index.layout(),
+                    [[r.key, r.context] for r in index.records()])
 
 
 def first(index: SearchIndex, query: str, **kw) -> str:
@@ -100,34 +111,39 @@ def _typo(rnd: random.Random, word: str) -> str:
 
 def test_deletion_index_finds_what_a_full_scan_finds(index: SearchIndex) -> None:
     """The typo candidates come from a few lookups in the deletion index; they must be exactly
-    the name words a scan of the whole vocabulary with rapidfuzz finds within the allowed edits."""
-    words = index._index._name_words
+    the name words a scan of the whole vocabulary with rapidfuzz finds within the allowed edits
+    (each part's vocabulary: each game's index has its own deletion index)."""
+    parts = [part.index for part in index._parts]
+    words = sorted({w for part in parts for w in part._name_words})
+    tokens = sorted({t for part in parts for t in part._tokens})
     rnd = random.Random(25)
     queries = [_typo(rnd, w) for w in rnd.sample([w for w in words if len(w) >= 4], 400)]
-    queries += rnd.sample(words, 300) + rnd.sample(sorted(index._index._tokens), 300)  # the cards' words and starts
-    for query in queries + ["deflektoin", "govrn", "unalligned", "ansn"]:
-        edits = max_edits(query)
-        scan = {w for w, dist, _ in process.extract(query, words, scorer=OSA.distance, score_cutoff=edits,
-                                                      limit=None) if dist} if edits else set()
-        found = {w for near in index._index._near(query, edits) for w in near} if edits else set()
-        assert found == scan, query
+    queries += rnd.sample(words, 300) + rnd.sample(tokens, 300)  # the cards' words and starts
+    for part in parts:
+        own = part._name_words
+        for query in queries + ["deflektoin", "govrn", "unalligned", "ansn"]:
+            edits = max_edits(query)
+            scan = {w for w, dist, _ in process.extract(query, own, scorer=OSA.distance, score_cutoff=edits,
+                                                          limit=None) if dist} if edits else set()
+            found = {w for near in part._near(query, edits) for w in near} if edits else set()
+            assert found == scan, query
 
 
 def test_ranked_words_answer_as_scoring_each_query(index: SearchIndex) -> None:
-    """The card index ranks every word and word start of the cards when it is built; what it
-    answers is what the same index scoring each query (as the rules' index does) answers, for
-    one word, several words and typos, with or without a filter, whatever the count asked."""
-    ranked = index._index
+    """The card search ranks every word and word start of each game's cards when it is built,
+    each game apart; what it answers, merging the games' hits, is what one index of all the cards
+    scoring each query (as the rules' index does) answers, for one word, several words and
+    typos, with or without a filter, whatever the count asked."""
     scored = DocIndex([card_doc(c) for c in index._cards])
     rnd = random.Random(11)
-    tokens = sorted(ranked._tokens)
+    tokens = sorted({t for part in index._parts for t in part.index._tokens})
     queries = rnd.sample(tokens, 400) + [" ".join(rnd.sample(tokens, 2)) for _ in range(100)]
     queries += [_typo(rnd, t) for t in rnd.sample(tokens, 200)]
     vtes = index._by_game["vtes"]
     for query in map(normalize, queries):
         for allowed in (None, vtes, frozenset(range(0, len(index._cards), 3))):
             for limit in (3, 20):
-                assert ([(h.card.ref, h.score, h.where) for h in ranked.search_normalized(query, limit, allowed)]
+                assert ([(h.card.ref, h.score, h.where) for h in index._search_normalized(query, limit, allowed)]
                         == [(h.card.ref, h.score, h.where) for h in scored.search_normalized(query, limit, allowed)]
                         ), (query, limit)
 
@@ -145,32 +161,41 @@ def test_a_game_filter_whatever_the_order_of_the_cards(index: SearchIndex) -> No
 
 def test_state_from_the_cache_searches_the_same(index: SearchIndex) -> None:
     cards = index._cards
-    restored = SearchIndex(cards, state=json.loads(json.dumps(index.state())))
+    again = restored(index)
+    assert again.built == ()  # every part read back, none ranked
     rnd = random.Random(5)
     queries = ["govrn the unalligned", "deflektoin", "dragon de feu", "Fire Dragon", "majesty", "bleed",
                "the rack", "sebastien goulet", "qqqqzzzz"]
     queries += [_typo(rnd, c.name) for c in rnd.sample(cards, 50)]
     for query in queries:
         for filters in ({}, {"game": "vtes"}, {"game": "vtes", "type": "vampire"}, {"cost": 1}):
-            assert ([(h.card.ref, h.score, h.where) for h in restored.search(query, **filters)]
+            assert ([(h.card.ref, h.score, h.where) for h in again.search(query, **filters)]
                     == [(h.card.ref, h.score, h.where) for h in index.search(query, **filters)]), (query, filters)
 
 
 def test_no_cards_no_hits_and_a_state_all_the_same() -> None:
     empty = SearchIndex([])
-    again = SearchIndex([], state=json.loads(json.dumps(empty.state())))
+    again = restored(empty)
+    assert empty.records() == again.records() == []
     assert empty.search("majesty") == again.search("majesty") == again.search("majesti", game="vtes") == []
 
 
 def test_state_for_other_cards_is_refused(index: SearchIndex) -> None:
-    state = index.state()
-    with pytest.raises(ValueError):
-        SearchIndex(index._cards[1:], state=state)
+    """A part kept for other cards (here a game with one card fewer) is not used: that part is
+    ranked again, the other games' parts are read as kept."""
+    gone = index._cards[-1]
+    assert gone.game == "res-arcana"
+    fewer = restored(index, index._cards[:-1])
+    assert fewer.built == ("res-arcana",)
+    assert all(h.card.ref != gone.ref for h in fewer.search(gone.name, game="res-arcana", limit=500))
+    assert first(fewer, "dragon de feu") == "res-arcana:dragon-de-feu"
 
 
-def test_the_card_index_keeps_the_search_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_card_index_keeps_the_search_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               caplog: pytest.LogCaptureFixture) -> None:
     """The search's words and typo forms are built with the card index and read back by the
-    first search of a warm start; a damaged copy is computed again, with the same hits."""
+    first search of a warm start; a damaged part is computed again, with a warning and the same
+    hits, the other games' parts read as kept."""
     monkeypatch.setenv("COMPANION_HOME", str(tmp_path / "home"))
     # A copy of the session's index: the search state damaged below is not the one the other
     # tests (and other workers' programs) read.
@@ -179,40 +204,51 @@ def test_the_card_index_keeps_the_search_index(tmp_path: Path, monkeypatch: pyte
     warm, rebuilt = card_index.load()
     assert not rebuilt
     state = card_index.read_search(warm)
-    assert state is not None and state["refs"] == [c.ref for c in card_index.all_cards(warm)]
-    stored = CardLibrary(warm)
-    hits = [(h.card.ref, h.score) for h in stored.search("govrn the unalligned", game="vtes")]
-    assert hits[0][0] == "vtes:100845"
+    assert state is not None and len(state) == len([g for g, cards in warm.cards.items() if cards])
+    stored = card_index.search_index(warm)
+    assert stored.built == ()
+    queries = [("govrn the unalligned", "vtes"), ("athanor", "res-arcana"), ("dragon", None)]
+    hits = [[(h.card.ref, h.score) for h in stored.search(q, game=g)] for q, g in queries]
+    assert hits[0][0][0] == "vtes:100845"
     assert card_index.read_search(Catalog()) is None  # a catalog that did not come from the index
+    (key,) = stored.layout()["res-arcana"]
     with sqlite3.connect(card_index.index_path()) as db:
-        db.execute("UPDATE search SET data = ?", (json.dumps({"format": 1, "refs": ["vtes:1"]}),))
-    damaged = CardLibrary(warm)
-    assert [(h.card.ref, h.score) for h in damaged.search("govrn the unalligned", game="vtes")] == hits
+        (data,) = db.execute("SELECT data FROM search WHERE key = ?", (key,)).fetchone()
+        db.execute("UPDATE search SET data = ? WHERE key = ?", (data[:-1] + bytes([data[-1] ^ 1]), key))
+    with caplog.at_level(logging.WARNING):
+        damaged = card_index.search_index(warm)
+    assert damaged.built == ("res-arcana",) and "not what was written" in caplog.text
+    assert [[(h.card.ref, h.score) for h in damaged.search(q, game=g)] for q, g in queries] == hits
+    assert card_index.search_index(warm).built == ()  # kept again
 
 
 def test_a_stored_state_builds_no_typo_forms(index: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> None:
     """A warm start reads the typo forms with the rest of the state (building them was a third
     of a console's start); the restored index finds the same typos."""
-    state = json.loads(json.dumps(index.state()))
+    records = index.records()
 
     def built(*_: object) -> None:
         raise AssertionError("the typo forms were built again from a stored state")
 
     monkeypatch.setattr(search_module._TypoForms, "build", built)
-    restored = SearchIndex(index._cards, state=state)
+    again = restored(index, records=records)
     for query in ("deflektoin", "govrn the unalligned", "ansn", "majesti", "unalligned"):
-        assert ([(h.card.ref, h.score) for h in restored.search(query, game="vtes")]
+        assert ([(h.card.ref, h.score) for h in again.search(query, game="vtes")]
                 == [(h.card.ref, h.score) for h in index.search(query, game="vtes")]), query
 
 
 def test_typo_forms_of_another_python_are_built_again(index: SearchIndex) -> None:
     """The typo forms are kept as hashes; a state written by a Python that hashes otherwise (its
     check does not match) has them built again here, never trusted: the same typos found."""
-    state = json.loads(json.dumps(index.state()))
-    state["index"]["typos"]["check"] += 1
-    restored = SearchIndex(index._cards, state=state)
+    records = []
+    for record in index.records():
+        meta = json.loads(record.meta)
+        meta["index"]["check"] += 1
+        records.append(record._replace(meta=json.dumps(meta).encode()))
+    again = restored(index, records=records)
+    assert again.built == ()
     for query in ("deflektoin", "govrn the unalligned", "ansn"):
-        assert ([(h.card.ref, h.score) for h in restored.search(query, game="vtes")]
+        assert ([(h.card.ref, h.score) for h in again.search(query, game="vtes")]
                 == [(h.card.ref, h.score) for h in index.search(query, game="vtes")]), query
 
 
@@ -226,3 +262,62 @@ def test_typo_keys_are_the_same_in_every_process() -> None:
     theirs = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                             cwd=FIXTURE.parents[2], env={**os.environ, "PYTHONHASHSEED": "2"}).stdout
     assert ours == theirs == f"{search_module._check_key()} {sorted(search_module._deletions('deflection', 2))}\n"
+
+
+def _card(game: str, i: int, name: str, text: str) -> Card:
+    return Card(game=game, id=f"c{i}", name=name, text=text, types=("sort",), lang="en")
+
+
+def _answers(index: SearchIndex, queries: list[str]) -> list[list[tuple[str, float, str]]]:
+    return [[(h.card.ref, h.score, h.where) for h in index.search(q, limit=500)] for q in queries]
+
+
+def test_a_word_too_common_across_games_ranks_the_games_that_have_it_again() -> None:
+    """What is too common to count is the whole catalog's: when a card added to one game makes a
+    word too common (or no longer), the other games whose texts have it are ranked again, and
+    the search answers as one index of all the cards; a card that moves nothing of the kind
+    ranks its own game's part only."""
+    first = [_card("alpha", i, f"Golem {i}", f"zap bolt{i}" if i < 20 else f"rune{i}") for i in range(100)]
+    second = [_card("beta", i, f"Drake {i}", "zap fire" if i < 2 else "ember") for i in range(10)]
+    queries = ["zap", "zap golem", "fire zap", "bolt1 zap", "zapp drake", "golem 7", "ember"]
+    before = SearchIndex(first + second)  # "zap" in 22 cards of 110: a fifth is 22, still counted
+    assert _answers(before, queries) == [[(h.card.ref, h.score, h.where) for h in DocIndex(
+        [card_doc(c) for c in first + second]).search(q, limit=500)] for q in queries]
+    calm = [*second, _card("beta", 10, "Drake 10", "ember")]
+    after = restored(before, first + calm)
+    assert after.built == ("beta",)
+    assert _answers(after, queries) == _answers(SearchIndex(first + calm), queries)
+    hot = [*second, _card("beta", 10, "Drake 10", "zap")]  # 23 of 111: now too common
+    after = restored(before, first + hot)
+    assert after.built == ("alpha", "beta")
+    assert _answers(after, queries) == _answers(SearchIndex(first + hot), queries)
+    assert [h.where for h in after.search("zap", game="alpha", limit=500)] == []  # no longer counted in texts
+
+
+def test_a_word_start_completes_the_first_words_of_all_the_games() -> None:
+    """A query word of four letters or more completes the first 200 text words it starts, of all
+    the games together: each game's part is ranked with where that list ends."""
+    first = [_card("alpha", i, f"Golem {i}", f"spark{i:03d}a") for i in range(150)]
+    second = [_card("beta", i, f"Drake {i}", f"spark{i:03d}b") for i in range(150)]
+    cards = first + second
+    merged = SearchIndex(cards)
+    one = DocIndex([card_doc(c) for c in cards])
+    for query in ("spark", "spark0", "spark1", "spark14", "spar golem", "spark drake 3"):
+        for allowed in (None, merged._by_game["beta"]):
+            assert ([(h.card.ref, h.score, h.where) for h in merged._search_normalized(query, 500, allowed)]
+                    == [(h.card.ref, h.score, h.where) for h in one.search_normalized(query, 500, allowed)]), query
+    assert len(merged.search("spark", limit=500)) == 200
+
+
+def test_several_words_forgive_one_only_when_no_game_has_them_all() -> None:
+    """A query of several words no card has all of forgives one word; the parts decide that
+    together, as one index of all the cards did: a game with a card that has them all keeps the
+    others' partial matches out."""
+    first = [_card("alpha", 0, "Red Golem", "stone"), _card("alpha", 1, "Blue Golem", "water")]
+    second = [_card("beta", 0, "Red Drake", "fire"), _card("beta", 1, "Red Golem Drake", "fire")]
+    one = DocIndex([card_doc(c) for c in first + second])
+    merged = SearchIndex(first + second)
+    for query in ("red golem drake", "red golem", "blue drake", "stone fire", "golem fire zzz"):
+        assert ([(h.card.ref, h.score, h.where) for h in merged.search(query)]
+                == [(h.card.ref, h.score, h.where) for h in one.search(query)]), query
+    assert [h.card.ref for h in merged.search("red golem drake")] == ["beta:c1"]

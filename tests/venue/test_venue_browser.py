@@ -18,7 +18,7 @@ from companion.venue.hub import Hub
 from companion.venue.link import TableLink, VenueAddress
 from companion.venue.runner import HubThread
 from tests.venue.helpers import needs_mosquitto, wait_for
-from tests.web_helpers import CHROMIUM, chromium
+from tests.web_helpers import CHROMIUM, browser_fixture, chromium_process_fixture  # noqa: F401  (the shared browser's fixtures)
 
 WAIT = 15_000
 
@@ -64,11 +64,6 @@ def venue(tmp_path, broker):
             link.stop(drain=0)
         hub.stop()
         store.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from chromium()
 
 
 def _axe(page) -> list:

@@ -18,18 +18,13 @@ from companion.venue.link import VenueAddress
 from companion.venue.runner import HubThread
 from companion.web.server import PhoneServer
 from tests.venue.helpers import needs_mosquitto, wait_for
-from tests.web_helpers import CHROMIUM, chromium
+from tests.web_helpers import CHROMIUM, browser_fixture, chromium_process_fixture  # noqa: F401  (the shared browser's fixtures)
 
 WAIT = 15_000  # ms, for any one thing the page must show
 
 pytestmark = [needs_mosquitto, pytest.mark.timeout(180), pytest.mark.slow,
               pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium: deploy/system-packages.sh installs it")]
 playwright = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from chromium()
 
 
 def test_a_phone_confirms_the_tables_result_and_the_hub_validates_it(browser, tmp_path, broker):

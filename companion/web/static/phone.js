@@ -48,17 +48,32 @@
   function words(pair) { return pair ? (pair[state.lang] || pair.fr || "") : ""; }
 
   // -- rendering --------------------------------------------------------------------------------
+  // Each part of the page is drawn from a few inputs; a part whose inputs are the same as when it
+  // was last drawn is left as it is: a phone redraws only what a change touched (its battery,
+  // and a focused button that stays where the player's finger or screen reader left it).
+  const drawn = {};
+  function changed(part, ...inputs) {
+    const key = JSON.stringify(inputs);
+    if (drawn[part] === key) return false;
+    drawn[part] = key;
+    return true;
+  }
+  // Text set only when it differs: the same text set again is still a change to lay out.
+  function setText(node, text) { if (node.textContent !== text) node.textContent = text; }
+
   function renderWords() {
     document.documentElement.lang = state.lang;
     document.title = w("title");
-    for (const node of document.querySelectorAll("[data-w]")) node.textContent = w(node.dataset.w);
+    if (changed("words", state.lang)) {
+      for (const node of document.querySelectorAll("[data-w]")) node.textContent = w(node.dataset.w);
+    }
     $("lang").lang = state.lang === "fr" ? "en" : "fr";  // the button names the other language in its own
     $("speech").checked = state.speak;
-    $("status").textContent = state.status ? w(state.status) : "";
+    setText($("status"), state.status ? w(state.status) : "");
     // A spectator's page says what it is: it reads, it changes nothing, it has no seat to skip to.
     const spectator = state.role === "spectator";
-    $("title").textContent = state.seat ? w("my_seat", { name: state.name }) : (spectator ? w("spectator") : w("title"));
-    $("role-line").textContent = spectator ? w("spectator_page") : "";
+    setText($("title"), state.seat ? w("my_seat", { name: state.name }) : (spectator ? w("spectator") : w("title")));
+    setText($("role-line"), spectator ? w("spectator_page") : "");
     document.querySelector(".skip").hidden = !state.seat;
   }
 
@@ -77,26 +92,29 @@
     const me = state.seat ? table.seats[state.seat - 1] : null;
     const myTurn = Boolean(state.seat && table.active_seat === state.seat);
     // First: whose turn it is, and the seat's main actions.
-    $("turn-h").textContent = myTurn ? w("your_turn") : w("turn_of_name", { name: table.active || "—" });
-    $("phase-text").textContent = w("phase_line", { turn: table.turn, phase: label(names.phases, table.phase) });
-    $("wait-text").textContent = state.seat && !myTurn && table.active ? w("waiting_for", { name: table.active }) : "";
+    setText($("turn-h"), myTurn ? w("your_turn") : w("turn_of_name", { name: table.active || "—" }));
+    setText($("phase-text"), w("phase_line", { turn: table.turn, phase: label(names.phases, table.phase) }));
+    setText($("wait-text"), state.seat && !myTurn && table.active ? w("waiting_for", { name: table.active }) : "");
     $("next").hidden = !state.seat;
     $("next").disabled = !myTurn;
     const turnActions = $("turn-actions");
-    for (const b of turnActions.querySelectorAll("button[data-action]")) b.remove();
     const mine = (table.actions || {})[String(state.seat)] || [];
-    for (const action of mine.filter((a) => a.urgent)) turnActions.append(actionButton(action));
+    const urgent = mine.filter((a) => a.urgent);
+    if (changed("turn-actions", state.lang, urgent)) {
+      for (const b of turnActions.querySelectorAll("button[data-action]")) b.remove();
+      for (const action of urgent) turnActions.append(actionButton(action));
+    }
     // Undo and redo take back this seat's own changes only: off when it has none.
     const own = (table.undo || {})[String(state.seat)] || [0, 0];
     $("undo").hidden = $("redo").hidden = !state.seat;
     $("undo").disabled = !(state.seat && own[0] > 0);
     $("redo").disabled = !(state.seat && own[1] > 0);
     // The seat's counters: one row each, − value +; the value opens the amount pad.
-    $("mine-h").textContent = w("my_counters");
+    setText($("mine-h"), w("my_counters"));
     const box = $("counters");
-    box.replaceChildren();
-    if (me) {
-      for (const [cid, value] of Object.entries(me.counters)) {
+    if (changed("counters", state.lang, me && me.counters, names.counters)) {
+      box.replaceChildren();
+      for (const [cid, value] of Object.entries(me ? me.counters : {})) {
         if (!(names.counters || {})[cid]) continue;
         const name = label(names.counters, cid);
         const minus = el("button", { type: "button", className: "step", textContent: "−" });
@@ -114,17 +132,22 @@
     }
     // The seat's other actions, from the same list as the table screen's seat menu.
     const list = $("action-list");
-    list.replaceChildren();
-    for (const action of mine.filter((a) => !a.urgent)) list.append(actionButton(action));
-    if (!mine.length) list.append(el("p", { textContent: w("no_action") }));
+    const quiet = mine.filter((a) => !a.urgent);
+    if (changed("action-list", state.lang, quiet, mine.length)) {
+      list.replaceChildren();
+      for (const action of quiet) list.append(actionButton(action));
+      if (!mine.length) list.append(el("p", { textContent: w("no_action") }));
+    }
     const seats = $("seats");
-    seats.replaceChildren();
-    for (const seat of table.seats) {
-      const parts = Object.entries(seat.counters).filter(([cid]) => (names.counters || {})[cid])
-        .map(([cid, v]) => label(names.counters, cid) + " " + number(v));
-      const text = w("seat_line", { n: seat.seat, name: seat.name, counters: parts.join(", ") })
-        + (seat.out ? " (" + w("out") + ")" : "");
-      seats.append(el("li", { textContent: text, className: seat.seat === table.active_seat ? "active" : "" }));
+    if (changed("seats", state.lang, table.seats, names.counters, table.active_seat)) {
+      seats.replaceChildren();
+      for (const seat of table.seats) {
+        const parts = Object.entries(seat.counters).filter(([cid]) => (names.counters || {})[cid])
+          .map(([cid, v]) => label(names.counters, cid) + " " + number(v));
+        const text = w("seat_line", { n: seat.seat, name: seat.name, counters: parts.join(", ") })
+          + (seat.out ? " (" + w("out") + ")" : "");
+        seats.append(el("li", { textContent: text, className: seat.seat === table.active_seat ? "active" : "" }));
+      }
     }
     renderProposal();
     renderCards();
@@ -138,6 +161,7 @@
 
   function renderProposal() {
     const p = state.proposal;
+    if (!changed("proposal", state.lang, p, state.chosen)) return;
     $("proposal").hidden = !p;
     if (!p) return;
     $("proposal-text").textContent = (p.lines[state.lang] || p.lines.fr || []).join(" ");
@@ -170,6 +194,7 @@
 
   function renderCards() {
     const list = $("card-list");
+    if (!changed("cards", state.lang, state.cards, state.seat)) return;
     list.replaceChildren();
     if (!state.cards.length) list.append(el("li", { textContent: w("no_cards") }));
     for (const card of state.cards) {
@@ -201,24 +226,28 @@
     return seat ? seat.name : "";
   }
 
-  function renderLog() {
-    const list = $("log-list");
-    list.replaceChildren();
-    for (const entry of state.logs) {
-      const who = author(entry);
-      // The author first, unless the line already starts with that name ("Ann : réserve -1").
-      for (const line of linesOf(entry)) {
-        list.append(el("li", { textContent: who && !line.startsWith(who) ? who + " — " + line : line }));
-      }
+  // The author first, unless the line already starts with that name ("Ann : réserve -1").
+  function appendLog(list, entry) {
+    const who = author(entry);
+    for (const line of linesOf(entry)) {
+      list.append(el("li", { textContent: who && !line.startsWith(who) ? who + " — " + line : line }));
     }
     while (list.childNodes.length > 100) list.firstChild.remove();
     list.scrollTop = list.scrollHeight;
   }
 
+  // The whole log, drawn again for a new language or a phone that comes back.
+  function renderLog() {
+    const list = $("log-list");
+    list.replaceChildren();
+    for (const entry of state.logs) appendLog(list, entry);
+  }
+
+  // A new entry is added under the others: the lines already there stay as they are.
   function log(entry) {
     state.logs.push(entry);
     if (state.logs.length > 100) state.logs.shift();
-    renderLog();
+    appendLog($("log-list"), entry);
   }
 
   // A refusal is this phone's alone: said here, never in the table's log.
