@@ -129,6 +129,12 @@ class LazyScreenManager(ScreenManager):
         self.build(next(iter(self._pending)))
         return True
 
+    def remake(self, name: str, make: Callable[[], Screen]) -> None:
+        """Drop a screen made (not the one shown): it is made again, fresh, on first use."""
+        if name != self.current and super().has_screen(name):
+            self.remove_widget(super().get_screen(name))
+            self._pending[name] = make
+
     def has_screen(self, name: str) -> bool:
         return name in self._pending or super().has_screen(name)
 
@@ -155,6 +161,7 @@ class Root(BoxLayout):
         self._going_back = False
         self._last = ""
         self.on_screen_built: Callable[[Screen], None] | None = None  # the app's setup of a late screen
+        self._makers: dict[str, Callable[[], Screen]] = {}
         self._arrange("landscape")
 
     # ScreenManager's reading API, so that callers need not know about the bar.
@@ -221,19 +228,46 @@ class Root(BoxLayout):
         if spec.nav:
             self.nav.add_item(spec.name, spec.glyph, t(f"nav.{spec.name}"))
 
-    def register_screen(self, spec: ScreenSpec, make: Callable[[], Screen]) -> None:
-        """A screen made on first use (see LazyScreenManager); its button is in the bar now."""
+    def register_screen(self, spec: ScreenSpec, make: Callable[[SessionMirror], Screen]) -> None:
+        """A screen made on first use (see LazyScreenManager) over the root's session of then;
+        its button is in the bar now."""
         def build() -> Screen:
-            screen = make()
+            screen = make(self.session)
             screen.nav_glyph = spec.glyph
             built = self.on_screen_built
             if built is not None:
                 built(screen)
             return screen
 
+        self._makers[spec.name] = build
         self.manager.register(spec.name, build, spec.glyph)
         if spec.nav:
             self.nav.add_item(spec.name, spec.glyph, t(f"nav.{spec.name}"))
+
+    def new_session(self, session: SessionMirror, start: str = "home") -> None:
+        """Start afresh over another session (another journal: a new evening), ``start`` shown,
+        without making the window's widgets again: what a fresh start shows. A screen that can
+        start afresh by itself (``new_session(session)``: Home, the costliest to make) is kept;
+        the others are dropped and made again, over the new session, when first asked for."""
+        self.session = session
+        manager = self.manager
+        for screen in list(manager.screens):
+            renew = getattr(screen, "new_session", None)
+            if callable(renew):
+                renew(session)
+        shown = manager.current
+        for name in list(self._makers):
+            if name != shown and name != start:
+                self._remake(name)
+        self._remake(start)
+        self.show(start)
+        self._remake(shown)
+        self._history, self._last = [], manager.current
+
+    def _remake(self, name: str) -> None:
+        manager = self.manager
+        if name in manager.screen_names and not callable(getattr(manager.get_screen(name), "new_session", None)):
+            manager.remake(name, self._makers[name])
 
     def build_next(self) -> bool:
         """Make one screen not yet made (idle time after the first frame); False when all are."""
@@ -278,7 +312,7 @@ def build_root(session: SessionMirror | None = None, start: str = "card") -> Roo
     session = session if session is not None else SessionMirror()
     root = Root(session)
     for spec in SCREENS:
-        root.register_screen(spec, partial(_make_screen, spec, session))
+        root.register_screen(spec, partial(_make_screen, spec))
     # Sized as the window it will fill, before its first screen is made: a root made at Kivy's
     # default 100x100 fitted 18 px text and small touch sizes, so every label of the first screen
     # was laid out and drawn at those sizes, then again at the window's (a tenth of the time to

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ui.test_a11y_app import App, frames
+from tests.ui.test_a11y_app import App, ticks
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(60)]
 
@@ -32,9 +32,9 @@ class KeyClock:
 
 
 @pytest.fixture
-def keyed(window, tmp_path):
+def keyed(window, app_root, tmp_path):
     recorder = Recorder()
-    a = App(window, tmp_path, on_wedge_scan=recorder)
+    a = App(window, tmp_path, on_wedge_scan=recorder, roots=app_root)
     a.recorder = recorder
     a.clock = KeyClock()
     a.a11y.clock = a.clock
@@ -50,17 +50,19 @@ def _type(app, win, text: str, gap: float) -> None:
         app.clock.now += gap
         code = KEYCODES["enter"] if ch == "\n" else ord(ch.lower())
         send_key(win, code, "" if ch == "\n" else ch.lower(), ["shift"] if ch.isupper() else [])
-        frames(1)
+        ticks(1)  # the clock, input and the recogniser run; nothing here looks at the pixels
 
 
 def _settle(app, seconds: float = 0.3) -> None:
-    """Let the window run its timers (the recogniser's flush) after ``seconds`` of key time."""
+    """Let the window run its timers (the recogniser's flush) after ``seconds`` of key time. Its
+    frames are not drawn: these tests read the scans, the game and a field's text, never a pixel
+    (the app's close draws the last state)."""
     app.clock.now += seconds
     for _ in range(200):  # the flush timer runs every 20 ms of real time; a loaded machine is slower
-        frames(1)
+        ticks(1)
         if not app.a11y._held:
             break
-    frames(2)
+    ticks(2)
 
 
 def test_a_wedge_burst_is_a_scan_and_no_key_command(keyed, window) -> None:
@@ -93,7 +95,7 @@ def test_a_wedge_burst_into_a_text_field_is_a_scan_not_text(keyed, window) -> No
     keyed.root.show("rules")
     field = keyed.root.get_screen("rules").ids.search
     field.focus = True
-    frames(2)
+    ticks(2)
     _type(keyed, window, "edge ", gap=0.3)  # a person
     _type(keyed, window, "04A1B2C3D4E5F6\n", gap=0.004)  # a reader
     _settle(keyed)

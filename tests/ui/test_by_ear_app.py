@@ -32,13 +32,13 @@ class Ear(App):
 
 
 @pytest.fixture
-def ear(window, tmp_path):
+def ear(window, app_root, tmp_path):
     from kivy.app import App as KivyApp
 
     # An app stopped by an earlier test stays Kivy's "running app"; the Settings screen would
     # take that app's config and leave the change to it, not to this window's voice.
     KivyApp._running_app = None
-    a = Ear(window, tmp_path)
+    a = Ear(window, tmp_path, roots=app_root)
     yield a
     a.close()
 

@@ -38,20 +38,31 @@ def frames(count: int = 3, draw: bool = True) -> None:
 class Stage:
     """The app's root (every screen, one session over a journal of its own) in the window."""
 
-    def __init__(self, window, journal: Path) -> None:
+    def __init__(self, window, journal: Path, roots: list | None = None) -> None:
+        """``roots``: the module's root (the ``app_root`` fixture), started afresh over this
+        session (Root.new_session) instead of made again; none: a root of its own, as at a start."""
         from companion.ui.app import build_root
         from companion.ui.session_mirror import SessionMirror
 
         self.window = window
         self.journal = journal
         self.session = SessionMirror(journal_path=journal)
-        self.root = build_root(self.session, start="home")
+        if roots:
+            self.root = roots[0]
+            if self.root.parent is not None:  # an earlier test stopped before its close: not its failure too
+                self.root.parent.remove_widget(self.root)
+            self.root.new_session(self.session, start="home")
+        else:
+            self.root = build_root(self.session, start="home")
+            if roots is not None:
+                roots.append(self.root)
         window.add_widget(self.root)
         self.size(800, 480)
 
     def close(self) -> None:
         frames(1)  # the test's last state, drawn in the window (the touches drew none)
-        if self.screen("table").numpad is not None:
+        # (a table never made has no keypad open: not made here just to ask)
+        if "table" in self.root.manager.screen_names and self.screen("table").numpad is not None:
             self.screen("table").numpad.dismiss()
         self.window.remove_widget(self.root)
         self.session.close()
@@ -158,10 +169,10 @@ class Stage:
 
 
 @pytest.fixture
-def stage(window, tmp_path):
+def stage(window, app_root, tmp_path):
     from companion.ui.theme import DEFAULT_PALETTE, theme
 
-    s = Stage(window, tmp_path / "games.sqlite3")
+    s = Stage(window, tmp_path / "games.sqlite3", roots=app_root)
     yield s
     s.close()
     theme.text_scale = 1.0

@@ -101,6 +101,21 @@ class HomeScreen(Screen):
         session.bind(on_state=self._changed)
         self.refresh_saved()
 
+    def new_session(self, session: Any) -> None:
+        """A fresh start over another session (Root.new_session): the choices this screen shows
+        when it is made (the first game, two players named by default, who starts drawn), none
+        of the last session's typing, and the new session's saved games."""
+        if self.session is not None:
+            self.session.unbind(on_state=self._changed)
+        for row in self.ids.seats.children:
+            row.ids.name_input.focus = False
+        self.seed, self.message, self.status, self.first = None, "", "", -1
+        self.names = [t("ui.home.player", n=i + 1) for i in range(2)]
+        self.sides = []
+        self.choose(registry.ids()[0])
+        self.ids.scroll.scroll_y = 1
+        self.bind_session(session)
+
     def _changed(self, *_args: object) -> None:
         # Written when seen (as the log): at every change of the game, the saved games were read
         # from the journal again and up to eight buttons drawn anew on a screen nobody was looking
