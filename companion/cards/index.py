@@ -189,7 +189,7 @@ class StoredCards(Mapping[str, Card]):
     first asks for one of them (by id, ``in``, a walk over them, their values or items): a warm
     start reads and checks the bytes of every game, and makes the cards of none. Most starts
     show a menu of games, or one game's table, before any card is named; the first search or
-    card shown then makes that game's cards once (VTES's 4,000 in a few milliseconds here).
+    card shown then makes that game's cards once (the largest game's 4,000 in a few milliseconds here).
     How many there are is known without making them (the index keeps the count).
 
     The same mapping as the dict of the cards built from the files: same ids in the same order,

@@ -208,7 +208,7 @@ _KEPT_FORMAT = "located-1\n"
 
 def load_text_kept(text: str, shown: str, name: str) -> Any:
     """``load_text``, the result kept in the cache file ``name`` (companion.kept) for this very
-    text: a game.yaml is parsed at every game's start (VTES's, the largest, takes 80 ms of CPU
+    text: a game.yaml is parsed at every game's start (the largest takes 80 ms of CPU
     here, several times that on a Pi), while loading the kept document takes a few. Only a text
     that parsed without error is kept, so a kept one has no error to name; one with values
     marshal cannot hold (a date) is simply parsed each time."""
