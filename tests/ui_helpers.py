@@ -83,6 +83,24 @@ class Pixels:
         return counts
 
 
+def home_root(session, roots: list | None = None):
+    """An app root on Home over ``session``: the module's (``roots``, the ``app_root`` fixture)
+    started afresh over it as a new evening starts it (Root.new_session), made and kept there
+    the first time; with no ``roots``, one of its own, as at a start."""
+    from companion.ui.app import build_root
+
+    if roots:
+        root = roots[0]
+        if root.parent is not None:  # an earlier test stopped before its close: not its failure too
+            root.parent.remove_widget(root)
+        root.new_session(session, start="home")
+        return root
+    root = build_root(session, start="home")
+    if roots is not None:
+        roots.append(root)
+    return root
+
+
 def read_png(path: str | Path) -> Pixels:
     """Decode a screenshot with Kivy's own image loader (needs the Kivy window to exist)."""
     from kivy.core.image import ImageLoader

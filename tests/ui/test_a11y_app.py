@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui_helpers import frames, read_png, relative_luminance
+from tests.ui_helpers import frames, home_root, read_png, relative_luminance
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(90)]
 
@@ -45,22 +45,13 @@ class App:
         over this test's runtime as a new evening starts it (Root.new_session), not made again."""
         from companion.play.runtime import Runtime
         from companion.ui.a11y import install
-        from companion.ui.app import build_root
         from companion.ui.session_mirror import SessionMirror
 
         self.window = window
         self.runtime = Runtime(journal_path=tmp_path / "games.sqlite3", lang=lang)
         self.voice = self.runtime.voice
         self.session = SessionMirror(self.runtime.session, self.voice)
-        if roots:
-            self.root = roots[0]
-            if self.root.parent is not None:  # an earlier test stopped before its close: not its failure too
-                self.root.parent.remove_widget(self.root)
-            self.root.new_session(self.session, start="home")
-        else:
-            self.root = build_root(self.session, start="home")
-            if roots is not None:
-                roots.append(self.root)
+        self.root = home_root(self.session, roots)
         window.add_widget(self.root)
         self.pump(3)
         while made and self.root.build_next():  # the other screens, made in idle time as the app does

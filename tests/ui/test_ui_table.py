@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui_helpers import Pixels, read_png
+from tests.ui_helpers import Pixels, home_root, read_png
 from tests.ui_helpers import frames as ui_frames
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
@@ -41,21 +41,12 @@ class Stage:
     def __init__(self, window, journal: Path, roots: list | None = None) -> None:
         """``roots``: the module's root (the ``app_root`` fixture), started afresh over this
         session (Root.new_session) instead of made again; none: a root of its own, as at a start."""
-        from companion.ui.app import build_root
         from companion.ui.session_mirror import SessionMirror
 
         self.window = window
         self.journal = journal
         self.session = SessionMirror(journal_path=journal)
-        if roots:
-            self.root = roots[0]
-            if self.root.parent is not None:  # an earlier test stopped before its close: not its failure too
-                self.root.parent.remove_widget(self.root)
-            self.root.new_session(self.session, start="home")
-        else:
-            self.root = build_root(self.session, start="home")
-            if roots is not None:
-                roots.append(self.root)
+        self.root = home_root(self.session, roots)
         window.add_widget(self.root)
         self.size(800, 480)
 
