@@ -28,10 +28,18 @@
     return answer;
   }
 
+  // Two fetches may be on their way at once (one asked during the other): the answer to the
+  // older one, arriving last, must not draw the room as it was (a judge call marked done came
+  // back on the organiser's board, and stayed, when nothing changed after).
+  let asked = 0, drawn = 0;
   async function refresh() {
     pending = null;
+    const mine = ++asked;
     try {
-      view = await api(organiser ? "/api/organiser" : "/api/public");
+      const answer = await api(organiser ? "/api/organiser" : "/api/public");
+      if (mine < drawn) return;
+      drawn = mine;
+      view = answer;
       offset = view.now * 1000 - Date.now();
       render();
     } catch (e) { say(e.message); }
