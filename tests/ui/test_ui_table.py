@@ -686,6 +686,34 @@ if __name__ == "__main__":
     (Path(sys.argv[1]) / "report.json").write_text(json.dumps(result, indent=1))
 
 
+# --- the navigation rail: its buttons stay where the layout puts them ---------------------------
+def test_the_rail_keeps_its_buttons_at_its_top_when_they_fit(stage):
+    """At 1280x800 every button of the rail fits: switching screens left them at the rail's
+    bottom (Kivy's scroll_to in a view that does not scroll), and frames half a second apart (a
+    loaded machine) made its overscroll spring fling them off the window (the cause of
+    test_screens_render_unclipped failing under load)."""
+    rail = stage.root.nav
+    stage.size(1280, 800)
+    assert rail.ids.nav_items.height < rail.height  # every button in sight
+
+    def gap() -> float:
+        first = rail.buttons()[0]
+        return rail.to_window(rail.x, rail.top)[1] - first.to_window(first.x, first.top)[1]
+
+    for name in ("log", "home"):
+        stage.show(name)
+        assert abs(gap()) < 0.5, f"on {name}, the rail's first button is {gap():.0f} px below its top"
+    effect = rail.effect_y
+    try:
+        effect.value = effect.min - 60  # pulled past its edge, as a finger can
+        for _ in range(12):  # twelve frames, each half a second after the last
+            effect.update_velocity(0.5)
+        frames(2, draw=False)
+        assert abs(gap()) < 0.5, f"the rail's first button is {gap():.0f} px below its top"
+    finally:
+        effect.reset(effect.max)  # at rest for the next test, whatever happened
+
+
 # --- Escape goes back, it never closes the table ------------------------------------------------
 def test_escape_goes_back_through_the_screens_shown(stage):
     start(stage, "vtes", ["Ann", "Bob"], seed=1)
