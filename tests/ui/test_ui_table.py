@@ -561,6 +561,7 @@ def test_pending_change_applies_after_a_pause(stage, monkeypatch):
     stage.table._arm()
     deadline = time.monotonic() + 5
     while counters(stage, 0)["pool"] == 30 and time.monotonic() < deadline:
+        time.sleep(0.02)  # frames are not paced here (frames_unpaced): no spinning through the pause
         frames(1, draw=False)
     assert counters(stage, 0)["pool"] == 28 and b.pending == 0 and b.value == 28
 
