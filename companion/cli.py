@@ -11,6 +11,7 @@ import argparse
 import importlib
 import logging
 import sys
+from collections.abc import Callable
 
 from companion import __version__
 
@@ -38,6 +39,28 @@ FRONT_ENDS: dict[str, str] = {"run": "companion.launch", "console": "companion.c
                               "serve": "companion.web.serve"}
 # Front ends that are not a table (no --venue): the venue's hub.
 OTHER_FRONT_ENDS: dict[str, str] = {"venue": "companion.venue.command"}
+
+
+def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` (to ``high``), anything else refused with a
+    sentence in the user's language. A plain ``int`` took ``--limit 0`` for "no result" and
+    ``--limit -2`` for every result but the last two, and a voice's rate of -3 was played at
+    another rate without a word."""
+
+    def number(text: str) -> int:
+        from companion.i18n import t
+
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low or (high is not None and value > high):
+            if high is None:
+                raise argparse.ArgumentTypeError(t("cli.number_from", value=text, low=low))
+            raise argparse.ArgumentTypeError(t("cli.number_between", value=text, low=low, high=high))
+        return value
+
+    return number
 
 
 def _module(name: str):
@@ -84,6 +107,17 @@ def _command_word(argv: list[str]) -> str | None:
     return None
 
 
+def _lang_asked(argv: list[str]) -> str | None:
+    """The language ``--lang`` asks for before the command (``--lang en`` or ``--lang=en``)."""
+    for arg, following in zip(argv, [*argv[1:], None], strict=True):
+        value = following if arg == "--lang" else arg[7:] if arg.startswith("--lang=") else None
+        if value in ("fr", "en"):
+            return value
+        if not arg.startswith("-") and arg != value:
+            break  # the command: a --lang after it is the command's own
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     first = next((a for a in argv if not a.startswith("-")), None)
@@ -91,6 +125,11 @@ def main(argv: list[str] | None = None) -> int:
         if not any(a in ("-h", "--help", "--version") for a in argv) and first is None:
             argv = ["run", *argv]
     command = _command_word(argv)
+    lang = _lang_asked(argv)
+    if lang is not None:  # before parsing: an argument refused is told in that language
+        from companion import i18n
+
+        i18n.set_language(lang, chosen=True)
     parser = build_parser(only=command if command in COMMANDS else None)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
@@ -117,6 +156,13 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     try:
         return int(_module(args.command).run(args) or 0)
+    except BrokenPipeError:
+        # Whoever read the output has gone (``| head``): stop without a traceback, as cat does.
+        # Python would still flush stdout into the closed pipe at exit: point it at /dev/null.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE: what a shell reports for a tool a closed pipe stopped
     except KeyboardInterrupt:
         return 130
 
