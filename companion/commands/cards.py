@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from companion import registry
-from companion.cli import whole_number
+from companion.commands.args import whole_number
 
 
 def configure(p: argparse.ArgumentParser) -> None:

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from companion.cli import whole_number
+from companion.commands.args import whole_number
 
 
 def configure(p: argparse.ArgumentParser) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from companion import registry
-from companion.cli import whole_number
+from companion.commands.args import whole_number
 
 VERBOSITIES = ("short", "normal", "full")
 

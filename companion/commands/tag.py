@@ -8,7 +8,7 @@ import json
 import sys
 
 from companion import registry
-from companion.cli import whole_number
+from companion.commands.args import whole_number
 
 
 def configure(p: argparse.ArgumentParser) -> None:

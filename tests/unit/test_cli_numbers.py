@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from companion import cli, i18n
+from companion.commands.args import whole_number
 
 
 @pytest.fixture(autouse=True)
@@ -45,7 +46,7 @@ def test_a_number_out_of_range_is_refused_in_the_users_words(capsys, argv: list[
 
 @pytest.mark.parametrize("value,low,high", [("1", 1, None), ("80", 80, 450), ("450", 80, 450), ("0", 0, 100)])
 def test_the_edges_of_a_range_are_taken(value: str, low: int, high: int | None) -> None:
-    assert cli.whole_number(low, high)(value) == int(value)
+    assert whole_number(low, high)(value) == int(value)
 
 
 def test_a_language_after_the_command_is_the_commands_own() -> None:
