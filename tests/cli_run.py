@@ -8,8 +8,9 @@ modules are already imported.
 What a start would have given the command fresh is given it fresh, and what it changes in the
 process is put back after it: the environment and the working folder, the language (read from
 ``COMPANION_LANG`` when the program starts), the logging handlers and levels the command sets up,
-the signal handlers of ``console`` and ``table``, and what the program keeps of the games'
-folders (``registry.forget``: a test's own home has other games than the session's).
+the signal handlers of ``console`` and ``table``, a venue joined with ``--venue`` (what every
+runtime adds), and what the program keeps of the games' folders (``registry.forget``: a test's
+own home has other games than the session's).
 
 Tests about the process itself keep a real child: a terminal (pty), signals, kill -9, a pipe
 read line by line while the program runs, the imports of a start, the installed wheel.
@@ -45,6 +46,8 @@ def run_cli(*args: str, env: Mapping[str, str | None] | None = None, stdin: str 
     saved_notice = (notice.handlers[:], notice.propagate)
     saved_signals = {s: signal.getsignal(s) for s in _SIGNALS}
     saved_std = (sys.stdin, sys.stdout, sys.stderr)
+    runtime = sys.modules.get("companion.play.runtime")
+    saved_extensions = list(runtime.Runtime.extensions) if runtime is not None else None
     out, err = io.StringIO(), io.StringIO()
     try:
         for key, value in (env or {}).items():
@@ -77,6 +80,9 @@ def run_cli(*args: str, env: Mapping[str, str | None] | None = None, stdin: str 
         notice.propagate = saved_notice[1]
         for signum, handler in saved_signals.items():
             signal.signal(signum, handler)
+        runtime = sys.modules.get("companion.play.runtime")
+        if runtime is not None:  # a venue joined (--venue) is the command's, not the next test's
+            runtime.Runtime.extensions[:] = saved_extensions or []
         os.chdir(saved_cwd)
         os.environ.clear()
         os.environ.update(saved_env)
