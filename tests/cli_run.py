@@ -7,7 +7,8 @@ modules are already imported.
 
 What a start would have given the command fresh is given it fresh, and what it changes in the
 process is put back after it: the environment and the working folder, the language (read from
-``COMPANION_LANG`` when the program starts), the logging handlers and levels the command sets up,
+``COMPANION_LANG`` when the program starts; what follows it in the process does not hear the
+command's ``--lang``), the logging handlers and levels the command sets up,
 the signal handlers of ``console`` and ``table``, a venue joined with ``--venue`` (what every
 runtime adds), and what the program keeps of the games' folders (``registry.forget``: a test's
 own home has other games than the session's).
@@ -40,6 +41,10 @@ def run_cli(*args: str, env: Mapping[str, str | None] | None = None, stdin: str 
     saved_env = dict(os.environ)
     saved_cwd = os.getcwd()
     saved_lang = (i18n._lang, i18n._chosen)
+    # What follows the language in this process (a window's runtime kept by a test module) must not
+    # hear the command's --lang: the command's listeners only, dropped after it.
+    saved_listeners = i18n._listeners[:]
+    i18n._listeners[:] = []
     root = logging.getLogger()
     notice = logging.getLogger("companion.notice")
     saved_root = (root.level, root.handlers[:])
@@ -84,9 +89,13 @@ def run_cli(*args: str, env: Mapping[str, str | None] | None = None, stdin: str 
         if runtime is not None:  # a venue joined (--venue) is the command's, not the next test's
             runtime.Runtime.extensions[:] = saved_extensions or []
         os.chdir(saved_cwd)
-        os.environ.clear()
-        os.environ.update(saved_env)
+        for key in set(os.environ) - set(saved_env):  # key by key: never an empty environment for a moment
+            del os.environ[key]
+        for key, value in saved_env.items():
+            if os.environ.get(key) != value:
+                os.environ[key] = value
         i18n._lang, i18n._chosen = saved_lang
+        i18n._listeners[:] = saved_listeners
         _forget_games()
     return subprocess.CompletedProcess([sys.executable, "-m", "companion", *args], status, out.getvalue(),
                                        err.getvalue())
