@@ -39,7 +39,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, combinations, compress, islice, repeat
+from itertools import accumulate, chain, combinations, compress, groupby, islice, repeat
 from operator import add, and_, mul, or_, rshift, sub, truediv
 from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
@@ -559,27 +559,34 @@ class DocIndex(Generic[T]):
         """The best match code of each document for one query word, from the word tables (a
         ranked index keeps only the name words: a word it has no token for is a typo or
         nothing)."""
-        name_map = self._name_map
-        offers: list[tuple[Iterable[int], int]] = [(name_map.get(word, ()), _EXACT)]  # (docs, code), best first
-        if len(word) >= 2:
-            completions = [w for w in self._name_prefixes.get(word, ()) if w != word]
-            # A shorter completion scores higher: offered first, it keeps the document.
-            completions.sort(key=len)
-            offers += [(name_map[w], _PREFIX + len(w)) for w in completions]
+        name_map, text_map = self._name_map, self._text_map
+        # A document keeps the best code offered to it: the offers are written worst first, the
+        # best last, one dict update a code (in C, where a test per document cost a tenth of the
+        # index's build).
+        best: dict[int, int] = {}
+        if len(word) >= 4:
+            found = self._text_prefixes.get(word)
+            if found:
+                best = dict.fromkeys(chain.from_iterable(map(text_map.__getitem__, found[:_TEXT_COMPLETIONS])),
+                                     _TEXT_PREFIX)
+        if word in text_map:
+            best.update(dict.fromkeys(text_map[word], _IN_TEXT))
         edits = max_edits(word)
         if edits:
             one, two = self._scan_near(word, edits)
-            offers += [(name_map[w], _NEAR1) for w in one] + [(name_map[w], _NEAR2) for w in two]
-        text_map = self._text_map
-        if word in text_map:
-            offers.append((text_map[word], _IN_TEXT))
-        if len(word) >= 4:
-            offers += [(text_map[w], _TEXT_PREFIX) for w in self._text_prefixes.get(word, ())[:_TEXT_COMPLETIONS]]
-        # A document keeps the first (best) code offered to it: written in reverse, the best last
-        # (dict updates in C, where a test per document cost a tenth of the index's build).
-        best: dict[int, int] = {}
-        for docs, code in reversed(offers):
-            best.update(dict.fromkeys(docs, code))
+            for near, code in ((two, _NEAR2), (one, _NEAR1)):
+                if near:
+                    best.update(dict.fromkeys(chain.from_iterable(map(name_map.__getitem__, near)), code))
+        completions = self._name_prefixes.get(word) if len(word) >= 2 else None
+        if completions:
+            # A shorter completion scores higher: written after the longer ones, it keeps the
+            # document. The only one as long as the word is the word itself (exact, below).
+            for length, group in groupby(sorted(completions, key=len, reverse=True), len):
+                if length > len(word):
+                    best.update(dict.fromkeys(chain.from_iterable(map(name_map.__getitem__, group)),
+                                              _PREFIX + length))
+        if word in name_map:
+            best.update(dict.fromkeys(name_map[word], _EXACT))
         return best
 
     def _word_scores(self, word: str) -> dict[int, float]:
