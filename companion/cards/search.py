@@ -35,7 +35,7 @@ import sys
 import unicodedata
 import zlib
 from array import array
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -149,8 +149,7 @@ class _TypoForms:
         size = max(64, 1 << (4 * len(keys)).bit_length())
         shift = 33 - size.bit_length()
         slots = bytearray(size)
-        for key in ordered:
-            slots[key >> shift] = 1
+        deque(map(slots.__setitem__, map(shift.__rrshift__, ordered), repeat(1)), 0)  # each key's slot: 1
         starts = array("I", map(bisect.bisect_left, repeat(keys), range(0, (1 << 32) + 1, 1 << _START_SHIFT)))
         typos = cls(keys, _packed(chain.from_iterable(found)), bytes(slots), starts)
         typos.lookup = lookup
