@@ -24,10 +24,10 @@ $(STAMP): pyproject.toml deploy/system-packages.sh
 	@# Nothing compiled at install (uv's --compile-bytecode: 10 CPU-s, a quarter of it numpy's, which
 	@# nothing here imports): the compile below takes only the packages the program and its tests load.
 	@uv=$$(command -v uv) || { uv=$(BIN)/uv; test -x $$uv || $(PYTHON) -m pip --python $(BIN)/python install -q \
-			--disable-pip-version-check uv 2>/dev/null || { $(BIN)/python -m ensurepip -q && $(BIN)/python -m pip \
+			--disable-pip-version-check uv 2>/dev/null || { $(BIN)/python -m ensurepip >/dev/null && $(BIN)/python -m pip \
 			install -q --disable-pip-version-check uv; }; }; \
 	$$uv pip install -q --python $(BIN)/python -e '.[dev]' \
-		|| { $(BIN)/python -m ensurepip -q; $(BIN)/python -m pip install -q --upgrade pip && $(BIN)/python -m pip install -q -e '.[dev]'; }
+		|| { $(BIN)/python -m ensurepip >/dev/null; $(BIN)/python -m pip install -q --upgrade pip && $(BIN)/python -m pip install -q -e '.[dev]'; }
 	@# Compiled once here, in parallel, rather than by the first processes that import them, all at
 	@# once (pytest's xdist workers collect the same modules side by side): what the program, its
 	@# tests and their tools load. Left out, compiled by Python if something ever imports them:
