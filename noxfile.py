@@ -118,9 +118,11 @@ def matrix(session: nox.Session) -> None:
             # index about the same packages (make test's setup), and asking again costs 3 CPU-s per
             # Python here (uv parses every index page again). Anything missing from the cache (a
             # fresh machine, a new release asked for) makes it fail at once, before it installs
-            # anything; then the index is asked. Its output only says why it failed (-q).
+            # anything; then the index is asked. Its output (-q) only says why it failed
+            # (run_install: session.install returns nothing to tell).
             args = ("-q", "-r", "pyproject.toml", "--extra", "test")
-            if session.install("--offline", *args, silent=True, success_codes=range(256)):
+            if session.run_install("uv", "pip", "install", "--offline", *args, silent=True,
+                                   success_codes=range(256), external=True):
                 session.install(*args)
             (site,) = Path(session.virtualenv.location).glob("lib/python*/site-packages")
             (site / "table_companion_source.pth").write_text(f"{Path.cwd()}\n", encoding="utf-8")
