@@ -31,10 +31,10 @@ $(STAMP): pyproject.toml deploy/system-packages.sh
 	@# Compiled once here, in parallel, rather than by the first processes that import them, all at
 	@# once (pytest's xdist workers collect the same modules side by side): what the program, its
 	@# tests and their tools load. Left out, compiled by Python if something ever imports them:
-	@# numpy (krcg's seating, unused here), setuptools and pkg_resources (builds), docutils and
-	@# pygments (Kivy's and rich's optional helpers), virtualenv and distlib (nox builds with uv),
+	@# numpy (krcg's seating, unused here), setuptools and pkg_resources (builds), docutils (Kivy's
+	@# optional helper), pygments' lexers but pytest's two, virtualenv and distlib (nox builds with uv),
 	@# Kivy's own tests and tools, playwright's asyncio API (the tests drive the sync one).
-	@$(BIN)/python -m compileall -q -j 0 -x '/site-packages/(numpy|setuptools|pkg_resources|_distutils_hack|docutils|pygments|virtualenv|distlib|pip|kivy/tests/test_|kivy/tools|playwright/async_api|greenlet/tests)' \
+	@$(BIN)/python -m compileall -q -j 0 -x '/site-packages/(numpy|setuptools|pkg_resources|_distutils_hack|docutils|pygments/lexers/(?!(__init__|_mapping|python|diff)\.py)|virtualenv|distlib|pip|kivy/tests/test_|kivy/tools|playwright/async_api|greenlet/tests)' \
 		$(VENV)/lib/python*/site-packages companion > /dev/null
 	@touch $(STAMP)
 
