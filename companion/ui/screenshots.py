@@ -167,10 +167,10 @@ class Demo:
 
 
 def frames(count: int = SETTLE_FRAMES) -> None:
-    from kivy.base import EventLoop
+    """Laid out and settled, the window drawn on the last frame only: the one the picture reads."""
+    from companion.ui.screens.card import advance
 
-    for _ in range(count):
-        EventLoop.idle()
+    advance(count)
 
 
 def render(out: Path, size: tuple[int, int] | Iterable[tuple[int, int]], games: Iterable[str] | None = None,
