@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from companion.games.vtes import cards as _vtes
+from tests.ui_helpers import Pixels, read_png
 from tests.ui_helpers import frames as ui_frames
-from tests.ui_helpers import read_png
 
 # krcg 5 (Python 3.12+) ships Govern the Unaligned's official French text: a French screen shows it.
 OFFICIAL_FRENCH = _vtes.krcg_major() >= 5
@@ -63,23 +63,23 @@ def resize(window, width: int, height: int) -> None:
     assert tuple(window.size) == (width, height)
 
 
-def assert_not_blank(path: Path) -> None:
-    pixels = read_png(path)
+def assert_not_blank(path: Path, pixels: Pixels | None = None) -> None:
+    pixels = pixels if pixels is not None else read_png(path)
     colours = pixels.colours(step=2)
     assert len(colours) >= 12, f"{path.name}: only {len(colours)} colours"
     assert colours.most_common(1)[0][1] / sum(colours.values()) < 0.95, f"{path.name}: one colour covers it"
 
 
-def assert_drawn_whole(root, shot: Path) -> None:
+def assert_drawn_whole(root, shot: Path, window_pixels: Pixels) -> None:
     """The window's picture is, region by region, what the app's widgets draw: drawn again into a
     buffer of their own (``export_to_png``, whatever the window's GL surface) and compared with the
     screenshot in a 4 x 4 grid of regions, the top-right one included. An offscreen window made
     smaller than a size draws only its first corner: the rest of the screenshot is black or
     garbage, and the regions there differ from the widgets' picture."""
-    window_pixels = read_png(shot)
-    drawn_path = shot.with_name(shot.stem + "-widgets.png")
-    root.export_to_png(str(drawn_path))
-    drawn = read_png(drawn_path)
+    # export_to_png's picture without its PNG file: the same bytes, top row first (its Fbo draws
+    # the widgets upside down), never encoded and decoded again.
+    image = root.export_as_image()
+    drawn = Pixels(image.width, image.height, bytes(image.texture.pixels))
     width, height = window_pixels.width, window_pixels.height
     assert (drawn.width, drawn.height) == (width, height), "the app's root fills the window"
     columns = rows = 4
@@ -227,8 +227,8 @@ def test_each_screen_renders_whole_at(size, window, demo, tmp_path):
         assert path.is_file()
         pixels = read_png(path)
         assert (pixels.width, pixels.height) == size
-        assert_not_blank(path)
-        assert_drawn_whole(demo.root, path)
+        assert_not_blank(path, pixels)
+        assert_drawn_whole(demo.root, path, pixels)
         assert_nothing_clipped(screen)
         assert_current_in_nav_bar(window, demo.root, name)
     deck = demo.root.get_screen("deck")
