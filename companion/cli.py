@@ -107,7 +107,10 @@ def main(argv: list[str] | None = None) -> int:
         from companion import i18n
 
         i18n.set_language(lang, chosen=True)
-    parser = build_parser(only=command if command in COMMANDS else None)
+    # No command (--help, --version, a word that is none): the list of commands is all the help
+    # shows, so no command's module is imported for its options (every one of them, a quarter
+    # of a second of CPU: the window's, the phone server's ssl, the venue's asyncio).
+    parser = build_parser(only=command if command in COMMANDS else "")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")

@@ -62,12 +62,14 @@ DISMISS_WORDS = frozenset({"non", "no", "n"})
 
 
 class Console:
-    def __init__(self, runtime: Runtime, out: TextIO = sys.stdout, as_json: bool = False) -> None:
+    def __init__(self, runtime: Runtime, out: TextIO | None = None, as_json: bool = False) -> None:
         self.runtime = runtime
         runtime.confirm_hint, runtime.choose_hint = "play.hint.console", "play.hint.choose_console"
         runtime.result_hint = "venue.result.hint.console"  # a venue's result: "résultat ok" / "résultat non"
         self.session = runtime.session
-        self.out = out
+        # The standard output of the moment the console starts, not of the moment this module was
+        # imported (a caller that redirected it, as the tests running the command in their process do).
+        self.out = out if out is not None else sys.stdout
         self.as_json = as_json
         self.events: queue.Queue[Any] = queue.Queue()
         self.quitting = False

@@ -22,6 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from tests.cli_run import run_cli
 from tests.speech_capture import capture_env, spoken
 
 SCRIPTS = Path(__file__).parent / "scripts"
@@ -51,10 +52,9 @@ def play_by_ear(game: str, workdir: Path, lang: str = "fr", extra: list[str] | N
     env, log = capture_env(workdir)
     env["COMPANION_LANG"] = lang
     lines = [*(extra or []), *typed_lines(game), "quitter"]
-    run = subprocess.run([sys.executable, "-m", "companion", "console", "--speak", "--game", game,
-                          "--players", players, "--seed", str(seed), "--journal", str(workdir / "games.sqlite3")],
-                         input="".join(x + "\n" for x in lines), capture_output=True, text=True, timeout=600,
-                         env=env)
+    # The console through its entry point, in this process (tests.cli_run): what it says is all that is read.
+    run = run_cli("console", "--speak", "--game", game, "--players", players, "--seed", str(seed),
+                  "--journal", str(workdir / "games.sqlite3"), stdin="".join(x + "\n" for x in lines), env=env)
     if run.returncode != 0 or "Traceback" in run.stderr:
         raise RuntimeError(f"{game}: the console failed\n{run.stderr}")
     return spoken(log)

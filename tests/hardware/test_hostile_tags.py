@@ -3,9 +3,6 @@ holding terminal escapes must reach no terminal, log line, voice or label as the
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +11,7 @@ from companion.readers.events import TagEvent
 from companion.tags import records
 from companion.tags.resolve import Resolver
 from companion.textsafe import is_printable, printable
+from tests.cli_run import run_cli
 from tests.emulators.ntag21x import Ntag21x
 
 pytestmark = pytest.mark.timeout(60)
@@ -97,10 +95,9 @@ def emu():
 @pytest.mark.parametrize("name", ["record type", "language code"])
 def test_tag_read_prints_no_escape(emu: Ntag21x, name: str) -> None:
     emu.lay(UID, ndef_message_bytes=HOSTILE[name])
-    done = subprocess.run([sys.executable, "-m", "companion", "tag", "read", "--reader", emu.path,
-                           "--timeout", "5"], cwd=ROOT, env=dict(os.environ), capture_output=True,
-                          timeout=40)
+    # In this process (tests.cli_run): every character the command writes, before any encoding.
+    done = run_cli("tag", "read", "--reader", emu.path, "--timeout", "5", cwd=ROOT)
     assert done.returncode == 0, done.stderr
-    assert b"\x1b" not in done.stdout and b"\x1b" not in done.stderr
-    assert b"\x07" not in done.stdout
-    assert b"\\x1b" in done.stdout
+    assert "\x1b" not in done.stdout and "\x1b" not in done.stderr
+    assert "\x07" not in done.stdout
+    assert "\\x1b" in done.stdout

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 from companion.tags import records
+from tests.cli_run import run_cli
 from tests.emulators.ntag21x import Ntag21x, text_message
 
 pytestmark = pytest.mark.timeout(60)
@@ -21,11 +20,8 @@ UID = "04A1B2C3D4E5F6"
 
 
 def companion(*args: str, home: Path | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    if home is not None:
-        env["COMPANION_HOME"] = str(home)
-    return subprocess.run([sys.executable, "-m", "companion", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, encoding="utf-8", timeout=40)
+    # In this process (tests.cli_run), as the command runs: it talks to the emulator over UDP.
+    return run_cli(*args, cwd=ROOT, env={"COMPANION_HOME": str(home)} if home is not None else None)
 
 
 @pytest.fixture(scope="module")

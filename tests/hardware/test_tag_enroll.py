@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from companion.tags import records
+from tests.cli_run import run_cli
 from tests.emulators.ntag21x import Ntag21x
 
 pytestmark = pytest.mark.timeout(90)
@@ -81,7 +82,6 @@ def test_enroll_a_deck_card_after_card(tmp_path: Path) -> None:
 def test_enroll_refuses_an_unreadable_deck(tmp_path: Path) -> None:
     deck = tmp_path / "deck.txt"
     deck.write_text("2x Govern the Unaligned\n1x Nonexistent Card Of Doom\n", encoding="utf-8")
-    run = subprocess.run([sys.executable, "-m", "companion", "tag", "enroll", "--deck", str(deck), "--reader",
-                          "udp:127.0.0.1:9"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    run = run_cli("tag", "enroll", "--deck", str(deck), "--reader", "udp:127.0.0.1:9", cwd=ROOT)  # in this process
     assert run.returncode == 2
     assert "deck.txt:2:" in run.stderr

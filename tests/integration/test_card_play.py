@@ -8,7 +8,6 @@ import copy
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from companion.table.data import cardmap_dir
 from companion.table.engine import Game
 from companion.table.journal import Journal
 from tests.cards_index import warm_index
+from tests.cli_run import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -417,10 +417,8 @@ def test_table_command_plays_cards_from_a_script(tmp_path: Path) -> None:
     script = tmp_path / "turn.txt"
     script.write_text("play apprenti\nplay apprenti\nplay apprenti\nacquire mystic\nplay milicien\n"
                       "play milicien\ndefeat cultist\nundo\nstatus\n", encoding="utf-8")
-    run = subprocess.run([sys.executable, "-m", "companion", "table", "--game", "ascension", "--players",
-                          "Ann,Bob", "--seed", "2", "--script", str(script), "--journal",
-                          str(tmp_path / "j.sqlite3"), "--json", "--strict"], capture_output=True, text=True,
-                         cwd=ROOT, timeout=300)
+    run = run_cli("table", "--game", "ascension", "--players", "Ann,Bob", "--seed", "2", "--script", str(script),
+                  "--journal", str(tmp_path / "j.sqlite3"), "--json", "--strict", cwd=ROOT)
     assert run.returncode == 0, run.stderr
     final = json.loads(run.stdout)
     seat = final["active_seat"] - 1
@@ -531,15 +529,13 @@ def test_a_whole_ascension_turn_by_laying_cards(journal: Journal, library: CardL
 
 
 def test_a_card_added_with_cards_add_is_played_from_a_script(tmp_path: Path) -> None:
-    import os
 
-    env = {**os.environ, "COMPANION_HOME": str(tmp_path / "home")}
-    env.pop("COMPANION_CACHE", None)  # a card added in this home: its own card index
+    # A card added in this home: its own card index.
+    env: dict[str, str | None] = {"COMPANION_HOME": str(tmp_path / "home"), "COMPANION_CACHE": None}
     warm_index(tmp_path / "home")  # from the session's: only the game of the card added is rebuilt
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True,
-                              cwd=ROOT, timeout=300, env=env)
+        return run_cli(*args, cwd=ROOT, env=env)  # in this process (tests.cli_run): output and status
 
     added = run("cards", "add", "--game", "astral", "--name", "Sentinelle d'Orion", "--type", "sbire",
                 "--cost", "2", "--text", "Un sbire de test.", "--json")

@@ -1,25 +1,24 @@
 """The cards and rules commands end to end, and users' own cards in the overlay."""
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import companion
 from tests.cards_index import warm_index
+from tests.cli_run import run_cli
 
 ROOT = Path(companion.__file__).resolve().parents[1]
 
 
 def run(*args: str, home: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
+    """The command in this process (tests.cli_run): these tests read only its output and status."""
+    env: dict[str, str | None] = {}
     if home is not None:  # a home of the test's own, with its own cards: its own card index too
         env["COMPANION_HOME"] = str(home)
-        env.pop("COMPANION_CACHE", None)
+        env["COMPANION_CACHE"] = None
         warm_index(home)  # the session's index: only the game the test changed is rebuilt
-    return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True,
-                          timeout=90, env=env, input=stdin)
+    return run_cli(*args, env=env, stdin=stdin)
 
 
 def test_search_show_stats_json() -> None:

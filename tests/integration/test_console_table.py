@@ -2,15 +2,14 @@
 durably, and still shows the cards laid on its reader."""
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
+
+from tests.cli_run import run_cli
 
 
 def console(*args: str, stdin: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "companion", "console", *args], input=stdin,
-                          capture_output=True, text=True, timeout=90, env=dict(os.environ))
+    return run_cli("console", *args, stdin=stdin)  # in this process (tests.cli_run): output and status
 
 
 def test_commands_and_cards_in_one_session(tmp_path: Path) -> None:
@@ -26,11 +25,9 @@ def test_commands_and_cards_in_one_session(tmp_path: Path) -> None:
     assert [c["name"] for c in cards] == ["Govern the Unaligned"]
 
     # The journal holds the game: the table command resumes it with the same numbers.
-    listed = subprocess.run([sys.executable, "-m", "companion", "table", "--journal", str(journal), "--list",
-                             "--json"], capture_output=True, text=True, timeout=60)
+    listed = run_cli("table", "--journal", str(journal), "--list", "--json")
     (game,) = json.loads(listed.stdout)
-    state = subprocess.run([sys.executable, "-m", "companion", "table", "--journal", str(journal), "--resume",
-                            str(game["id"]), "--json"], input="", capture_output=True, text=True, timeout=60)
+    state = run_cli("table", "--journal", str(journal), "--resume", str(game["id"]), "--json", stdin="")
     final = json.loads(state.stdout)
     pools = [seat["counters"]["pool"] for seat in final["seats"]]
     assert pools[0] == 27 and pools[1] == 30

@@ -3,7 +3,6 @@ the other games from their game.yaml; an unreadable line is named with its numbe
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 from companion.cards.decks import DeckReport, _apply_rules, check
 from companion.cards.library import CardLibrary
 from companion.cards.model import Card
+from tests.cli_run import run_cli
 
 DECKS = Path(__file__).parents[1] / "fixtures" / "decks"
 
@@ -50,8 +50,7 @@ def test_group_rule(library: CardLibrary) -> None:
 
 def test_deck_command_exit_status_and_line(tmp_path: Path) -> None:
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "companion", "deck", "check", *args],
-                              capture_output=True, text=True, timeout=60)
+        return run_cli("deck", "check", *args)  # in this process: its output and status only
 
     ok = run("--game", "vtes", str(DECKS / "vtes-twd.txt"), "--json")
     assert ok.returncode == 0, ok.stderr

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_run import run_cli
 from tests.speech_capture import capture_env, spoken
 
 pytestmark = pytest.mark.timeout(120)
@@ -33,10 +34,9 @@ GAMES = {
 
 
 def console(tmp_path: Path, env: dict, lines: list[str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "companion", "console", "--speak", "--seed", "1",
-                           "--journal", str(tmp_path / "games.sqlite3"), *args],
-                          input="".join(x + "\n" for x in lines), capture_output=True, text=True, timeout=100,
-                          env=env)
+    # In this process (tests.cli_run): what it writes and says; the Ctrl-D test below keeps a terminal.
+    return run_cli("console", "--speak", "--seed", "1", "--journal", str(tmp_path / "games.sqlite3"), *args,
+                   stdin="".join(x + "\n" for x in lines), env=env)
 
 
 @pytest.mark.parametrize("game", list(GAMES))

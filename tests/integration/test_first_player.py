@@ -14,6 +14,7 @@ import pytest
 
 from companion.table.engine import Game
 from companion.table.journal import Journal
+from tests.cli_run import run_cli
 
 pytestmark = pytest.mark.timeout(90)
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,9 +30,8 @@ def first_player(journal: Path) -> str:
 
 
 def console(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "companion", "console", "--reader", "sim", "--game", "res-arcana",
-                           "--players", "Ann,Bob", "--seed", "3", "--journal", str(tmp_path / "games.sqlite3"),
-                           *extra], cwd=ROOT, input="quit\n", capture_output=True, text=True, timeout=60)
+    return run_cli("console", "--reader", "sim", "--game", "res-arcana", "--players", "Ann,Bob", "--seed", "3",
+                   "--journal", str(tmp_path / "games.sqlite3"), *extra, cwd=ROOT, stdin="quit\n")
 
 
 def test_console_first_chosen_by_the_table(tmp_path: Path) -> None:

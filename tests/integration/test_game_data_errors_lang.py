@@ -5,9 +5,6 @@ YAML reader, the table section's reader) was English whatever the language."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +14,7 @@ from companion.cards.gamedata import read_game
 from companion.cards.yamlload import DataError
 from companion.table.data import TableDataError, parse_table
 from tests.cards_index import warm_index
+from tests.cli_run import run_cli
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -57,9 +55,7 @@ TABLE_MISTAKES = [
 def starting(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The game.yaml that ``games new`` writes (a working user game)."""
     home = tmp_path_factory.mktemp("home")
-    env = {**os.environ, "COMPANION_HOME": str(home), "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "companion", "games", "new", "duel"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = run_cli("games", "new", "duel", cwd=ROOT, env={"COMPANION_HOME": str(home)})  # in this process
     assert done.returncode == 0, done.stderr
     return (home / "data" / "games" / "duel" / "game.yaml").read_text(encoding="utf-8")
 
@@ -112,13 +108,11 @@ def test_the_console_names_a_broken_user_game_in_french_then_in_english(tmp_path
     home = tmp_path / "home"
     path = game_file(home / "data" / "games", starting.replace("players: {min: 2, max: 2}",
                                                                "players: {min: 3, max: 2}", 1))
-    env = {**os.environ, "COMPANION_HOME": str(home), "PYTHONPATH": str(ROOT)}
-    env.pop("COMPANION_CACHE", None)  # this home's own card index
+    env = {"COMPANION_HOME": str(home), "COMPANION_CACHE": None}  # this home's own card index
     warm_index(home)  # from the session's: only the broken game is built, in each language
     for lang, cause in (("fr", "min (3) est plus grand que max (2)"), ("en", "min (3) is more than max (2)"),
                         ("fr", "min (3) est plus grand que max (2)")):
-        done = subprocess.run([sys.executable, "-m", "companion", "--lang", lang, "console", "--reader", "sim",
-                               "--count", "0"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=150,
-                              stdin=subprocess.DEVNULL)
+        # Each start in this process (tests.cli_run), as a new program: nothing kept in memory between them.
+        done = run_cli("--lang", lang, "console", "--reader", "sim", "--count", "0", cwd=ROOT, env=env)
         assert "Traceback" not in done.stderr, done.stderr
         assert f"{path}:12: players.min: {cause}" in done.stderr, (lang, done.stderr)

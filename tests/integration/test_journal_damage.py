@@ -6,7 +6,6 @@ damaged file, says what happened in one sentence, and never loses a change it sh
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import sqlite3
 import subprocess
@@ -19,6 +18,7 @@ import pytest
 from companion.table.commands import Parser
 from companion.table.engine import Game
 from companion.table.journal import GameLocked, Journal, JournalError
+from tests.cli_run import run_cli
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -35,11 +35,10 @@ def pools(game: Game) -> list[int]:
 
 
 def table(*args: str, stdin: str = "", home: Path | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    if home is not None:
-        env["COMPANION_HOME"] = str(home)
-    return subprocess.run([sys.executable, "-m", "companion", "--lang", "en", "table", *args], cwd=ROOT,
-                          input=stdin, capture_output=True, text=True, timeout=90, env=env)
+    """The table command in this process (tests.cli_run): what it says and its status. A program
+    holding the journal is a real child below: its lock names its own process."""
+    env = {"COMPANION_HOME": str(home)} if home is not None else {}
+    return run_cli("--lang", "en", "table", *args, cwd=ROOT, stdin=stdin, env=env)
 
 
 def season(path: Path, games: int = 12, moves: int = 30) -> dict[int, list[int]]:

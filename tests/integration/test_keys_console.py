@@ -3,22 +3,21 @@ does what those keys do in the app (docs/keys.md); ``+N``, ``-N`` and ``=N`` cha
 counter; a keypad sequence never carries over to the next line. Results are printed with digits
 (a braille display), and said by the same announcer as the app's (the voice is captured)."""
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_run import run_cli
 from tests.speech_capture import capture_env, spoken
 
 pytestmark = pytest.mark.timeout(90)
 
 
 def console(tmp_path: Path, script: str, env: dict | None = None, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "companion", "console", "--game", "vtes", "--players", "Ann,Bob,Cy",
-                           "--seed", "1", "--journal", str(tmp_path / "games.sqlite3"), *extra], input=script,
-                          capture_output=True, text=True, timeout=80, env=env or dict(os.environ))
+    # In this process (tests.cli_run): what the console writes and says, and its status.
+    return run_cli("console", "--game", "vtes", "--players", "Ann,Bob,Cy", "--seed", "1",
+                   "--journal", str(tmp_path / "games.sqlite3"), *extra, stdin=script, env=env)
 
 
 def test_keypad_lines_drive_the_game(tmp_path: Path) -> None:

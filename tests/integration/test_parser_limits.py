@@ -4,15 +4,13 @@ message; the console companion goes on."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from companion.table.commands import MAX_NUMBER, ParseError, Parser
 from companion.table.data import load_table
+from tests.cli_run import run_cli
 
 HUGE = "9" * 5000
 
@@ -51,9 +49,8 @@ def test_limits_are_sane(parser: Parser) -> None:
 
 def test_console_companion_goes_on(tmp_path: Path) -> None:
     lines = f"undo ²\noust ²\npool 1 ={HUGE}\npool 1 -3\n"
-    run = subprocess.run([sys.executable, "-m", "companion", "--lang", "en", "console", "--game", "vtes",
-                          "--players", "Ann,Bob,Cy", "--seed", "3", "--journal", str(tmp_path / "j.sqlite3")],
-                         input=lines, capture_output=True, text=True, timeout=90, env=dict(os.environ))
+    run = run_cli("--lang", "en", "console", "--game", "vtes", "--players", "Ann,Bob,Cy", "--seed", "3",
+                  "--journal", str(tmp_path / "j.sqlite3"), stdin=lines)  # in this process: output and status
     assert run.returncode == 0, run.stderr
     assert "Traceback" not in run.stderr
     assert "number too large" in run.stdout and "digits 0 to 9" in run.stdout

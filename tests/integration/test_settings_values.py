@@ -7,13 +7,12 @@ keys. The window's side is in tests/ui/test_ui_settings_values.py."""
 from __future__ import annotations
 
 import configparser
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from companion import userfiles, usersettings
+from tests.cli_run import run_cli
 from tests.speech_capture import capture_env, spoken
 
 pytestmark = pytest.mark.timeout(120)
@@ -117,11 +116,9 @@ def test_the_console_prints_and_says_each_bad_setting_in_the_users_language(tmp_
     (home / "config").mkdir(parents=True)
     (home / "config" / "companion.ini").write_text(BAD)
     env, log = capture_env(tmp_path)
-    env.update(COMPANION_HOME=str(home), PYTHONPATH=str(ROOT))
-    env.pop("COMPANION_LANG", None)
-    done = subprocess.run([sys.executable, "-m", "companion", "console", "--game", "vtes", "--players", "Ann,Bob",
-                           "--journal", str(tmp_path / "games.sqlite3"), "--speak"], cwd=ROOT, input="pool 1 -2\n",
-                          capture_output=True, text=True, timeout=100, env=env)
+    overrides: dict[str, str | None] = {**env, "COMPANION_HOME": str(home), "COMPANION_LANG": None}
+    done = run_cli("console", "--game", "vtes", "--players", "Ann,Bob", "--journal", str(tmp_path / "games.sqlite3"),
+                   "--speak", cwd=ROOT, stdin="pool 1 -2\n", env=overrides)  # in this process (tests.cli_run)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert "Ann : réserve -2, maintenant 28." in done.stdout  # and the game goes on
     for named, value, why, used in EXPECTED["fr"]:

@@ -35,6 +35,7 @@ from companion.speech import (
 from companion.speech.backends import Backend, EspeakBackend, ProcessBackend, mbrola_voice
 from companion.speech.wav import join_wavs, wav_stats
 from companion.tags.resolve import Scan
+from tests.cli_run import run_cli
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -349,9 +350,7 @@ def test_speak_scan_callback(library) -> None:
 # --- the command ------------------------------------------------------------------------------------
 
 def _run(*args: str, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, **(env_extra or {})}
-    return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=60)
+    return run_cli(*args, cwd=ROOT, env=env_extra)  # in this process (tests.cli_run): output, files, status
 
 
 @needs_espeak

@@ -5,12 +5,11 @@ through the console as a player hears it (a stand-in espeak-ng records what is s
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_run import run_cli
 from tests.speech_capture import capture_env, spoken
 
 pytestmark = pytest.mark.timeout(120)
@@ -19,9 +18,8 @@ pytestmark = pytest.mark.timeout(120)
 def console(tmp_path: Path, lines: list[str], *args: str, lang: str = "fr") -> tuple[str, list[str]]:
     env, log = capture_env(tmp_path)
     env["COMPANION_LANG"] = lang
-    run = subprocess.run([sys.executable, "-m", "companion", "console", "--speak",
-                          "--journal", str(tmp_path / "games.sqlite3"), *args],
-                         input="".join(x + "\n" for x in lines), capture_output=True, text=True, timeout=100, env=env)
+    run = run_cli("console", "--speak", "--journal", str(tmp_path / "games.sqlite3"), *args,
+                  stdin="".join(x + "\n" for x in lines), env=env)  # in this process: output and voice only
     assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
     return run.stdout, [x for _v, x in spoken(log)]
 

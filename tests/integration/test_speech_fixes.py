@@ -6,12 +6,11 @@ names what it undid and who is back, the VTES edge said without contradiction.""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_run import run_cli
 from tests.speech_capture import capture_env, spoken
 
 pytestmark = pytest.mark.timeout(120)
@@ -20,9 +19,8 @@ pytestmark = pytest.mark.timeout(120)
 def console(tmp_path: Path, lines: list[str], *args: str, lang: str = "fr") -> tuple[str, list[tuple[str, str]]]:
     env, log = capture_env(tmp_path)
     env["COMPANION_LANG"] = lang
-    run = subprocess.run([sys.executable, "-m", "companion", "console", "--speak", "--verbosity", "short",
-                          "--journal", str(tmp_path / "games.sqlite3"), *args],
-                         input="".join(x + "\n" for x in lines), capture_output=True, text=True, timeout=100, env=env)
+    run = run_cli("console", "--speak", "--verbosity", "short", "--journal", str(tmp_path / "games.sqlite3"), *args,
+                  stdin="".join(x + "\n" for x in lines), env=env)  # in this process: output and voice only
     assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
     return run.stdout, spoken(log)
 

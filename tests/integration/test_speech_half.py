@@ -5,12 +5,11 @@ tests.speech_measure weighs), as the console says them to a blind player."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_run import run_cli
 from tests.speech_capture import capture_env, spoken
 from tests.speech_measure import GAMES, play_by_ear_once
 
@@ -55,14 +54,13 @@ def test_the_goodbye_says_how_to_resume_in_a_few_words_of_the_listeners_language
 
 def test_reprendre_resumes_a_saved_game_in_the_console_with_no_game(tmp_path: Path) -> None:
     env, log = capture_env(tmp_path)
-    base = [sys.executable, "-m", "companion", "console", "--speak", "--journal", str(tmp_path / "g.sqlite3")]
-    first = subprocess.run([*base, "--game", "vtes", "--players", "Ann,Bob", "--seed", "1"],
-                           input="pool 2 -3\nquitter\n", capture_output=True, text=True, timeout=100, env=env)
+    base = ["console", "--speak", "--journal", str(tmp_path / "g.sqlite3")]  # in this process (tests.cli_run)
+    first = run_cli(*base, "--game", "vtes", "--players", "Ann,Bob", "--seed", "1", stdin="pool 2 -3\nquitter\n",
+                    env=env)
     assert first.returncode == 0, first.stderr
     before = len(spoken(log))
     # what `make run` starts without a display: the console, no game; the goodbye's words resume it
-    again = subprocess.run(base, input="aide\nreprendre 1\netat\nquitter\n", capture_output=True, text=True,
-                           timeout=100, env=env)
+    again = run_cli(*base, stdin="aide\nreprendre 1\netat\nquitter\n", env=env)
     assert again.returncode == 0 and "Traceback" not in again.stderr, again.stderr
     said = [x for _v, x in spoken(log)[before:]]
     assert "reprendre et son numéro" in said[1], said  # the help with no game says how

@@ -1,19 +1,18 @@
 """A whole scripted game of each of the five games, played through `python -m companion table`
-in a subprocess (the real command, real journal), with a known winner; then the journal is
-reopened and replayed to the same state."""
+(the real command through its entry point, in this process: tests.cli_run; a real journal), with a
+known winner; then the journal is reopened and replayed to the same state."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from companion.table.engine import Game
 from companion.table.journal import Journal
+from tests.cli_run import run_cli
 
 SCRIPTS = Path(__file__).parents[1] / "scripts"
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,12 +20,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def play(game: str, players: str, seed: int, journal: Path, *extra: str, script: Path | None = None,
          stdin: str | None = None) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "companion", "table", "--game", game, "--players", players, "--seed", str(seed),
-           "--journal", str(journal), *extra]
+    cmd = ["table", "--game", game, "--players", players, "--seed", str(seed), "--journal", str(journal), *extra]
     if script is not None:
         cmd += ["--script", str(script)]
-    env = {**os.environ, "COMPANION_LANG": "fr"}
-    return subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=60, cwd=ROOT, env=env)
+    return run_cli(*cmd, stdin=stdin, cwd=ROOT, env={"COMPANION_LANG": "fr"})
 
 
 def final(game: str, players: str, seed: int, journal: Path) -> tuple[dict, subprocess.CompletedProcess]:
@@ -134,22 +131,17 @@ def test_resume_list_and_export(tmp_path: Path) -> None:
     journal = tmp_path / "j.sqlite3"
     first = play("res-arcana", "Ann,Bob,Cy", 5, journal, "--json", stdin="or 1 +2\nnext\n")
     gid = json.loads(first.stdout)["id"]
-    again = subprocess.run([sys.executable, "-m", "companion", "table", "--resume", str(gid), "--journal", str(journal),
-                            "--json"], input="or 1 -3\nundo\nredo\n", capture_output=True, text=True, timeout=60,
-                           cwd=ROOT)
+    again = run_cli("table", "--resume", str(gid), "--journal", str(journal), "--json",
+                    stdin="or 1 -3\nundo\nredo\n", cwd=ROOT)
     state = json.loads(again.stdout)
     assert seat(state, "Ann")["counters"]["or"] == 0 and state["phase"] == "actions"
-    listing = subprocess.run([sys.executable, "-m", "companion", "table", "--list", "--journal", str(journal)],
-                             capture_output=True, text=True, timeout=60, cwd=ROOT)
+    listing = run_cli("table", "--list", "--journal", str(journal), cwd=ROOT)
     assert f"{gid}\tres-arcana\tAnn, Bob, Cy\tplaying" in listing.stdout
-    text = subprocess.run([sys.executable, "-m", "companion", "table", "--resume", str(gid), "--journal", str(journal),
-                           "--export", "text"], capture_output=True, text=True, timeout=60, cwd=ROOT).stdout
+    text = run_cli("table", "--resume", str(gid), "--journal", str(journal), "--export", "text", cwd=ROOT).stdout
     assert "Res Arcana" in text and "« or 1 -3 » : Ann : Or -3, maintenant 0." in text
     assert "[script]" in text and "Annulé (1)." in text and "Rétabli (1)." in text
-    exported = json.loads(subprocess.run(
-        [sys.executable, "-m", "companion", "table", "--resume", str(gid), "--journal", str(journal),
-         "--export", "json"],
-        capture_output=True, text=True, timeout=60, cwd=ROOT).stdout)
+    exported = json.loads(run_cli("table", "--resume", str(gid), "--journal", str(journal), "--export", "json",
+                                  cwd=ROOT).stdout)
     assert [e["type"] for e in exported["events"]][:2] == ["start", "first_player"]
     assert exported["state"]["seats"][0]["counters"]["or"] == 0
 

@@ -4,9 +4,7 @@ line named; the rest of the library loads and the programs go on."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ from companion.cards import catalog
 from companion.cards.yamlload import MAX_FILE_BYTES, DataError, load_file
 from companion.tags.collection import CollectionError, bind_uid, load_uid_map
 from tests.cards_index import warm_index
+from tests.cli_run import run_cli
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -70,11 +69,11 @@ def test_the_rest_of_the_library_loads(tmp_path: Path) -> None:
 
 
 def companion(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    env = {**os.environ, "COMPANION_HOME": str(home)}
-    env.pop("COMPANION_CACHE", None)  # the user's files in this home: its own card index
     warm_index(home)  # from the session's: only the games of the files a test wrote are rebuilt
-    return subprocess.run([sys.executable, "-m", "companion", "--lang", "en", *args], cwd=ROOT, env=env,
-                          input=stdin, capture_output=True, text=True, timeout=50)
+    # In this process (tests.cli_run): what the command says and its status; the user's files in
+    # this home, its own card index.
+    return run_cli("--lang", "en", *args, cwd=ROOT, stdin=stdin,
+                   env={"COMPANION_HOME": str(home), "COMPANION_CACHE": None})
 
 
 def test_search_goes_on_with_a_bomb_in_the_overlay(tmp_path: Path) -> None:

@@ -6,16 +6,15 @@ folder; a broken file is named with its line."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.cards_index import warm_index
+from tests.cli_run import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,12 +32,11 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def companion(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    env = {**os.environ, "COMPANION_HOME": str(home)}
-    env.pop("COMPANION_CARDMAP", None)
-    env.pop("COMPANION_CACHE", None)  # this home's own games make its own card index, not the shared one
+    """The command in this process (tests.cli_run), in this home: what it prints and its status."""
     warm_index(home)  # from the session's: only this home's own games are built
-    return subprocess.run([sys.executable, "-m", "companion", *args], input=stdin, capture_output=True,
-                          text=True, timeout=300, env=env)
+    # This home's own games make its own card index, not the shared one.
+    return run_cli(*args, stdin=stdin,
+                   env={"COMPANION_HOME": str(home), "COMPANION_CARDMAP": None, "COMPANION_CACHE": None})
 
 
 def test_a_copied_game_plays_through_table_with_the_generic_rules(home: Path) -> None:

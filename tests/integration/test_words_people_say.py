@@ -5,11 +5,11 @@ typo suggested and applied by Enter, a card name typed with typos, a script's no
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_run import run_cli
 from tests.speech_capture import capture_env, spoken
 
 pytestmark = pytest.mark.timeout(120)
@@ -19,9 +19,8 @@ def console(tmp_path: Path, lines: list[str], *args: str, lang: str = "fr") -> t
                                                                                      list[str]]:
     env, log = capture_env(tmp_path)
     env["COMPANION_LANG"] = lang
-    run = subprocess.run([sys.executable, "-m", "companion", "console", "--speak", "--seed", "1",
-                          "--journal", str(tmp_path / "games.sqlite3"), *args],
-                         input="".join(x + "\n" for x in lines), capture_output=True, text=True, timeout=100, env=env)
+    run = run_cli("console", "--speak", "--seed", "1", "--journal", str(tmp_path / "games.sqlite3"), *args,
+                  stdin="".join(x + "\n" for x in lines), env=env)  # in this process: output and voice only
     assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
     return run, [text for _v, text in spoken(log)]
 

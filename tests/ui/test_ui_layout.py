@@ -50,9 +50,11 @@ def reports(tmp_path_factory) -> dict[str, dict[str, dict]]:
     scales = {scale: [size for size, s in SIZES if s == scale] for _size, scale in SIZES}
     found: dict[str, dict[str, dict]] = {}
     children = {}
-    # Kivy makes its home folder on import unless it exists: two children started at once raced
-    # to make it (FileExistsError) when this process had not imported Kivy yet.
-    Path(env["KIVY_HOME"]).mkdir(parents=True, exist_ok=True)
+    # Kivy makes its home on import, each part unless it exists (the folder, then mods/, icon/,
+    # config.ini): two children started at once raced to make them (FileExistsError on the folder,
+    # then on mods/ once the folder was made here). Kivy's own import here makes the whole home
+    # first, the children's home (KIVY_HOME is inherited); the tests read the pictures with Kivy.
+    import kivy  # noqa: F401
     try:
         for scale, sizes in scales.items():
             command = [sys.executable, "-m", "companion.ui.screenshots", str(out / f"{scale}"), ",".join(sizes),

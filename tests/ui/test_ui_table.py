@@ -159,6 +159,19 @@ class Stage:
         return path, read_png(path)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def frames_unpaced(window):
+    """Kivy's clock waits before each frame for its slot at 60 frames a second (graphics maxfps):
+    this module's ~3000 frames, each driven by hand (frames()), spent most of their wall time in
+    that wait. Each frame starts at once here; what the app does in a frame is the same."""
+    from kivy.clock import Clock
+
+    paced = Clock._max_fps
+    Clock._max_fps = 0
+    yield
+    Clock._max_fps = paced
+
+
 @pytest.fixture
 def stage(window, app_root, tmp_path):
     from companion.ui.theme import DEFAULT_PALETTE, theme
@@ -548,6 +561,7 @@ def test_pending_change_applies_after_a_pause(stage, monkeypatch):
     stage.table._arm()
     deadline = time.monotonic() + 5
     while counters(stage, 0)["pool"] == 30 and time.monotonic() < deadline:
+        time.sleep(0.02)  # frames are not paced here (frames_unpaced): no spinning through the pause
         frames(1, draw=False)
     assert counters(stage, 0)["pool"] == 28 and b.pending == 0 and b.value == 28
 
@@ -599,8 +613,10 @@ def test_resume_shows_the_same_table(window, tmp_path):
 
 # --- each screen at both sizes, portrait, and 200 % text ------------------------------------
 # The offscreen window keeps the stencil and scissor buffers of the size it was created at, so
-# scroll views drawn at a larger size are cut. These pictures are made in a child process
-# whose window is created at 1280x800, the largest extent of every size below.
+# scroll views drawn at a larger size are cut: the tests' window is made at 1280x800
+# (tests/conftest.py, LARGEST_WINDOW), the largest extent of every size below. These pictures
+# were made in a child process when it was made at 800x480 (4.6 CPU-s: Kivy, a window and
+# every screen made again); the module's root draws them now.
 SIZES = [((800, 480), 1.0), ((1280, 800), 1.0), ((480, 800), 1.0), ((800, 480), 2.0)]
 
 
@@ -608,17 +624,12 @@ def tag_of(size: tuple[int, int], scale: float) -> str:
     return f"{size[0]}x{size[1]}" + ("-200" if scale != 1.0 else "")
 
 
-def render_sizes(out: Path) -> dict:
-    """In the child: one game on the table, then each screen at each size, checked."""
+def render_sizes(window, out: Path, roots: list) -> dict:
+    """One game on the table, then each screen at each size, checked: {size: "ok" or what failed}."""
     import traceback
 
-    from kivy.base import EventLoop
-
-    EventLoop.ensure_window()
-    from kivy.core.window import Window
-
     report: dict = {}
-    stage = Stage(Window, out / "games.sqlite3")
+    stage = Stage(window, out / "games.sqlite3", roots=roots)
     start(stage, "vtes", ["Ann", "Bob", "Cy", "Dee"], seed=2)
     step(stage, 1, "pool", -2)
     act(stage, "next")
@@ -650,18 +661,15 @@ def render_sizes(out: Path) -> dict:
 
 
 @pytest.fixture(scope="module")
-def sizes_report(tmp_path_factory) -> tuple[Path, dict]:
-    import json
-    import subprocess
-    import sys
+def sizes_report(window, app_root, tmp_path_factory) -> tuple[Path, dict]:
+    from companion.ui.theme import DEFAULT_PALETTE, theme
 
     out = tmp_path_factory.mktemp("sizes")
-    env = dict(os.environ, COMPANION_WINDOW="1280x800", PYTHONPATH=str(ROOT))
-    proc = subprocess.run([sys.executable, "-m", "tests.ui.test_ui_table", str(out)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=100)
-    report_path = out / "report.json"
-    assert report_path.exists(), proc.stderr[-3000:]
-    return out, json.loads(report_path.read_text())
+    try:
+        return out, render_sizes(window, out, app_root)
+    finally:
+        theme.text_scale = 1.0
+        theme.use_palette(DEFAULT_PALETTE)
 
 
 @pytest.mark.parametrize("size,scale", SIZES)
@@ -675,15 +683,32 @@ def test_screens_render_unclipped(window, sizes_report, size, scale):
         assert_not_blank(pixels)
 
 
-if __name__ == "__main__":
-    import json
-    import sys
+# --- the navigation rail: its buttons stay where the layout puts them ---------------------------
+def test_the_rail_keeps_its_buttons_at_its_top_when_they_fit(stage):
+    """At 1280x800 every button of the rail fits: switching screens left them at the rail's
+    bottom (Kivy's scroll_to in a view that does not scroll), and frames half a second apart (a
+    loaded machine) made its overscroll spring fling them off the window (the cause of
+    test_screens_render_unclipped failing under load)."""
+    rail = stage.root.nav
+    stage.size(1280, 800)
+    assert rail.ids.nav_items.height < rail.height  # every button in sight
 
-    from companion.ui.app import configure_window
+    def gap() -> float:
+        first = rail.buttons()[0]
+        return rail.to_window(rail.x, rail.top)[1] - first.to_window(first.x, first.top)[1]
 
-    configure_window()
-    result = render_sizes(Path(sys.argv[1]))
-    (Path(sys.argv[1]) / "report.json").write_text(json.dumps(result, indent=1))
+    for name in ("log", "home"):
+        stage.show(name)
+        assert abs(gap()) < 0.5, f"on {name}, the rail's first button is {gap():.0f} px below its top"
+    effect = rail.effect_y
+    try:
+        effect.value = effect.min - 60  # pulled past its edge, as a finger can
+        for _ in range(12):  # twelve frames, each half a second after the last
+            effect.update_velocity(0.5)
+        frames(2, draw=False)
+        assert abs(gap()) < 0.5, f"the rail's first button is {gap():.0f} px below its top"
+    finally:
+        effect.reset(effect.max)  # at rest for the next test, whatever happened
 
 
 # --- Escape goes back, it never closes the table ------------------------------------------------

@@ -16,8 +16,11 @@ from companion import cli
     (["--lang=en", "games"], "games"),
     (["cards", "search", "en"], "cards"),
     ([], "run"),  # no command: the window
-    (["--lang", "en"], None),  # a language and no command: the help, from every command's parser
-    (["flibber"], None),  # not a command: argparse names the ones there are
+    # No command: the help lists the commands, which needs none of their modules; nor does
+    # argparse naming the commands there are, for a word that is none.
+    (["--lang", "en"], ""),
+    (["--help"], ""),
+    (["flibber"], ""),
 ])
 def test_only_the_commands_parser_is_built(monkeypatch, argv: list[str], only: str | None) -> None:
     built = []
@@ -30,3 +33,12 @@ def test_only_the_commands_parser_is_built(monkeypatch, argv: list[str], only: s
     with pytest.raises(SystemExit):
         cli.main(argv)
     assert built == [only]
+
+
+def test_the_help_without_a_command_lists_every_command_with_its_help(capsys) -> None:
+    with pytest.raises(SystemExit) as done:
+        cli.main(["--help"])
+    assert done.value.code == 0
+    shown = " ".join(capsys.readouterr().out.split())  # argparse wraps the lines to the terminal
+    for name, help_text in cli.COMMANDS.items():
+        assert f"{name} {help_text}" in shown, name

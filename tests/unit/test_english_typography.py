@@ -5,8 +5,6 @@ of the data is scanned, and the lines a whole English game writes and says."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +13,7 @@ import yaml
 
 from companion import registry
 from companion.cards.gamedata import load_game
+from tests.cli_run import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 FRENCH_SPACE = re.compile(r"\S[ \u00a0\u202f][:;?!](?=\s|$|[\"'”)])")
@@ -73,9 +72,8 @@ def test_an_english_game_writes_english_typography(tmp_path: Path, game: str) ->
     env, log = capture_env(tmp_path)
     env["COMPANION_LANG"] = "en"
     lines = ["status", "next", "status", "help", "quit"]
-    run = subprocess.run([sys.executable, "-m", "companion", "console", "--speak", "--game", game,
-                          "--players", "Ann,Bob", "--seed", "1", "--journal", str(tmp_path / "g.sqlite3")],
-                         input="".join(x + "\n" for x in lines), capture_output=True, text=True, timeout=150, env=env)
+    run = run_cli("console", "--speak", "--game", game, "--players", "Ann,Bob", "--seed", "1",
+                  "--journal", str(tmp_path / "g.sqlite3"), stdin="".join(x + "\n" for x in lines), env=env)
     assert run.returncode == 0, run.stderr
     written = [x for x in run.stdout.splitlines() if FRENCH_SPACE.search(x)]
     said = [x for _v, x in spoken(log) if FRENCH_SPACE.search(x)]

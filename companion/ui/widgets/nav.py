@@ -107,6 +107,13 @@ class NavBar(ScrollView):
         button = self.button(self.current)
         if button is None or button.parent is None:
             return
+        items = self.ids.nav_items
+        if (items.height <= self.height) if self.do_scroll_y else (items.width <= self.width):
+            # Every button in sight: nothing to scroll. Kivy's scroll_to would set scroll_y to 0
+            # here (its convert_distance_to_scroll answers 1 when the content fits), which put the
+            # rail's buttons at its bottom, a gap above them.
+            self.scroll_x, self.scroll_y = 0.0, 1.0
+            return
         self.scroll_to(button, padding=0, animate=False)
 
     def _pick(self, button: NavButton) -> None:
