@@ -11,6 +11,7 @@ effects of an event backwards with ``o`` and ``n`` swapped.
 from __future__ import annotations
 
 import copy
+import marshal
 from typing import Any
 
 Effect = dict[str, Any]
@@ -89,10 +90,22 @@ def _set(state: Any, path: list, present: bool, value: Any) -> None:
         node.pop(last, None)
 
 
+def clone(value: Any) -> Any:
+    """A deep copy of a state or a part of it. The state is a JSON tree: marshal writes it and
+    reads it back in C, several times faster than ``copy.deepcopy`` (which every command pays on
+    the whole state, a fifth of a command's CPU), and keeps a container met twice shared, as
+    ``deepcopy`` does. Anything marshal does not take exactly as it is (a subclass, an object of
+    the rules' own) is copied by ``deepcopy``."""
+    try:
+        return marshal.loads(marshal.dumps(value))
+    except ValueError:
+        return copy.deepcopy(value)
+
+
 def _fresh(value: Any) -> Any:
     # The state must never share a container with a recorded effect, or a later change would
     # rewrite history in memory; scalars need no copy (the common case, and replay's hot path).
-    return copy.deepcopy(value) if isinstance(value, (dict, list)) else value
+    return clone(value) if isinstance(value, (dict, list)) else value
 
 
 def apply(state: dict, effects: list[Effect]) -> None:
