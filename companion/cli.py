@@ -84,6 +84,17 @@ def _command_word(argv: list[str]) -> str | None:
     return None
 
 
+def _lang_asked(argv: list[str]) -> str | None:
+    """The language ``--lang`` asks for before the command (``--lang en`` or ``--lang=en``)."""
+    for arg, following in zip(argv, [*argv[1:], None], strict=True):
+        value = following if arg == "--lang" else arg[7:] if arg.startswith("--lang=") else None
+        if value in ("fr", "en"):
+            return value
+        if not arg.startswith("-") and arg != value:
+            break  # the command: a --lang after it is the command's own
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     first = next((a for a in argv if not a.startswith("-")), None)
@@ -91,6 +102,11 @@ def main(argv: list[str] | None = None) -> int:
         if not any(a in ("-h", "--help", "--version") for a in argv) and first is None:
             argv = ["run", *argv]
     command = _command_word(argv)
+    lang = _lang_asked(argv)
+    if lang is not None:  # before parsing: an argument refused is told in that language
+        from companion import i18n
+
+        i18n.set_language(lang, chosen=True)
     parser = build_parser(only=command if command in COMMANDS else None)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
@@ -117,6 +133,13 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     try:
         return int(_module(args.command).run(args) or 0)
+    except BrokenPipeError:
+        # Whoever read the output has gone (``| head``): stop without a traceback, as cat does.
+        # Python would still flush stdout into the closed pipe at exit: point it at /dev/null.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE: what a shell reports for a tool a closed pipe stopped
     except KeyboardInterrupt:
         return 130
 

@@ -6,7 +6,8 @@
 set -eu
 # runtime: what the companion itself uses; testing: what `make test` adds (sox measures the speech,
 # xvfb gives the window tests a display, shellcheck checks deploy/*.sh). The kiosk takes runtime only.
-# chromium: the phone page's browser tests drive Debian's own build (never a downloaded one).
+# chromium: the phone page's browser tests drive Debian's own build (never a downloaded one);
+# chromium-headless-shell, its headless shell (same engine), when installed: half Chromium's CPU in them.
 # nodejs: runs real MicroPython (its WebAssembly port, from npm) on the hub firmware in make test.
 # mosquitto: the venue hub's MQTT broker (python -m companion venue starts its own; an organiser's
 # machine installs it, a table's kiosk does not need it).
@@ -14,7 +15,7 @@ set -eu
 # GPU draws the window through Mesa's llvmpipe, whose heap a GPU keeps in its own memory).
 # xclip: Kivy looks for it (or xsel) for text fields on Linux and logs a critical error without it.
 runtime="espeak-ng libgl1 libegl1 libusb-1.0-0 libmtdev1 xclip"
-testing="sox xvfb shellcheck chromium nodejs mosquitto heaptrack"
+testing="sox xvfb shellcheck chromium chromium-headless-shell nodejs mosquitto heaptrack"
 pkgs="$runtime $testing"
 [ "${1:-}" = "--list" ] && { echo "$pkgs"; exit 0; }
 [ "${1:-}" = "--list-runtime" ] && { echo "$runtime"; exit 0; }

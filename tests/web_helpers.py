@@ -43,6 +43,46 @@ def tokens(server: PhoneServer) -> tuple[str, str, str]:
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
+# Debian's build of Chromium's headless shell (package chromium-headless-shell, the same Blink and
+# V8 as CHROMIUM, which Playwright itself runs for headless tests): when installed, the tests drive
+# it. The full browser, headless, still builds a window's browser UI for every context (two
+# omnibox-popup WebUI renderers among others): in a whole-game test that was a third of Chromium's
+# CPU, which the shell never spends.
+HEADLESS_SHELL = "/usr/bin/chromium-headless-shell"
+# What the full browser is spared when the shell is not installed: the omnibox popups' WebUI
+# renderers, made (and kept) for each context's window although nobody types in an address bar
+# (about 1 CPU-second per phone).
+NO_OMNIBOX_POPUPS = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "WebUIOmniboxFullPopup")
+
+
+def _playwright_disabled_features() -> list[str] | None:
+    """The features Playwright's driver disables itself (its ``--disable-features=`` list): Chromium
+    keeps only the last ``--disable-features`` of a command line, so ours must repeat them. Read
+    from the driver's own bundle; None if its layout changed (then Playwright's list is left alone)."""
+    import re
+
+    try:
+        from playwright._impl._driver import compute_driver_executable
+
+        node = Path(compute_driver_executable()[0])
+        bundle = (node.parent / "package" / "lib" / "coreBundle.js").read_text(encoding="utf-8")
+        listed = re.search(r"disabledFeatures = \[(.*?)\]\.filter", bundle, re.S)
+    except (ImportError, OSError, ValueError, IndexError, TypeError):
+        return None
+    if listed is None:
+        return None
+    names = re.findall(r'^\s*"(\w+)"', listed.group(1), re.M)
+    return names or None
+
+
+def _launch(driver: Any) -> Any:
+    if Path(HEADLESS_SHELL).exists():
+        return driver.chromium.launch(executable_path=HEADLESS_SHELL, headless=True, args=CHROMIUM_ARGS)
+    args = list(CHROMIUM_ARGS)
+    theirs = _playwright_disabled_features()
+    if theirs is not None:
+        args.append("--disable-features=" + ",".join([*theirs, *NO_OMNIBOX_POPUPS]))
+    return driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=args)
 
 
 _SHARED: dict[str, Any] = {}  # this test process's one Playwright and Chromium, and how many fixtures hold them
@@ -61,8 +101,7 @@ def chromium_process_fixture() -> Iterator[Any]:
         from playwright.sync_api import sync_playwright
 
         driver = sync_playwright().start()
-        _SHARED.update(driver=driver, browser=driver.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                                                     args=CHROMIUM_ARGS))
+        _SHARED.update(driver=driver, browser=_launch(driver))
     _SHARED["users"] = _SHARED.get("users", 0) + 1
     try:
         yield _SHARED["browser"]

@@ -10,7 +10,7 @@ from companion.cards.effects import parse_effects
 from companion.cards.gamedata import GameInfo, plain
 from companion.cards.model import Card
 from companion.cards.validate import Checker, describe
-from companion.cards.yamlload import DataError, load_file
+from companion.cards.yamlload import DataError, load_text_kept, read_file
 from companion.i18n import t
 
 COMMON = frozenset({"id", "name", "names", "aliases", "type", "subtypes", "cost", "points", "text", "texts", "flavor",
@@ -36,7 +36,10 @@ def cost_text(game: str | GameInfo, cost: dict[str, int], lang: str = "fr") -> s
 
 def load_cards(path: Path, game: GameInfo, shown: str | None = None, overlay: bool = False) -> list[Card]:
     shown = shown or str(path)
-    data = load_file(path, shown)
+    # Kept parsed, as a game.yaml is: the card index is built again from these files whenever
+    # a game's file changes, and the YAML parse was most of a build without the sources (and
+    # of the tests that build the catalog).
+    data = load_text_kept(read_file(path, shown), shown, _kept_name(path))
     if data is None:
         return []
     top = Checker(shown, data, "")
@@ -52,6 +55,14 @@ def load_cards(path: Path, game: GameInfo, shown: str | None = None, overlay: bo
         seen[card.id] = i
         cards.append(card)
     return cards
+
+
+def _kept_name(path: Path) -> str:
+    """The cache file of a cards.yaml kept parsed: one per game folder's name (the text's digest
+    tells two folders of the same name apart)."""
+    import hashlib
+
+    return f"cards-{hashlib.blake2b(path.parent.name.encode(), digest_size=8).hexdigest()}.marshal"
 
 
 def parse_card(shown: str, item: Any, where: str, game: GameInfo, overlay: bool = False) -> Card:

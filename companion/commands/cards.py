@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from companion import registry
+from companion.commands.args import whole_number
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -20,7 +21,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     s.add_argument("--type", dest="card_type")
     s.add_argument("--cost", type=int)
     s.add_argument("--clan", help="a card's clan or faction, in the games whose cards have one")
-    s.add_argument("--limit", type=int, default=10)
+    s.add_argument("--limit", type=whole_number(1), default=10)
     s.add_argument("--json", action="store_true")
     s = sub.add_parser("show", help="the whole card, with keyword definitions and rulings")
     s.add_argument("ref", nargs="+", help=f"game:id ({registry.example_ref()}) or the card's exact name")

@@ -6,11 +6,13 @@ import argparse
 import json
 import sys
 
+from companion.commands.args import whole_number
+
 
 def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", required=True)
     p.add_argument("query", nargs="+")
-    p.add_argument("--limit", type=int, default=5)
+    p.add_argument("--limit", type=whole_number(1), default=5)
     p.add_argument("--json", action="store_true")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from companion import registry
+from companion.commands.args import whole_number
 
 VERBOSITIES = ("short", "normal", "full")
 
@@ -20,9 +21,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--print", dest="print_text", action="store_true", help="also print what is said")
     p.add_argument("--backend", choices=("auto", "espeak", "say", "windows", "silent"), default="auto",
                    help="voice engine (default: the platform's)")
-    p.add_argument("--rate", type=int, default=165, help="words per minute (default 165)")
-    p.add_argument("--pitch", type=int, default=50, help="0 to 100 (default 50)")
-    p.add_argument("--volume", type=int, default=100, help="percent, 0 to 200 (default 100)")
+    p.add_argument("--rate", type=whole_number(80, 450), default=165, help="words per minute (default 165)")
+    p.add_argument("--pitch", type=whole_number(0, 100), default=50, help="0 to 100 (default 50)")
+    p.add_argument("--volume", type=whole_number(0, 200), default=100, help="percent, 0 to 200 (default 100)")
     p.add_argument("--voice", default=None, help="engine voice name (default: one per language)")
 
 

@@ -8,6 +8,7 @@ import json
 import sys
 
 from companion import registry
+from companion.commands.args import whole_number
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -41,7 +42,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     reader_options(e)
     e.add_argument("--bind", action="store_true", help="bind each UID in the collection instead of writing")
     e.add_argument("--kind", choices=("text", "uri", "external"), default="text")
-    e.add_argument("--start", type=int, default=1, metavar="N", help="go on from the Nth card (after a stop)")
+    e.add_argument("--start", type=whole_number(1), default=1, metavar="N",
+                   help="go on from the Nth card (after a stop)")
 
 
 def _say(text: str) -> None:

@@ -158,7 +158,7 @@ class Game:
         except Exception:  # the rules cannot make an opening for these seats: leave it as it is
             log.exception("game %s: no opening state to complete the recovered one", self.id)
             return
-        full = fx.clone(self.state)
+        full = copy.deepcopy(self.state)
         _fill(full, base)
         effects = fx.diff(self.state, full)
         if not effects:
@@ -255,7 +255,7 @@ class Game:
             return self._refused(intent, "table.refuse.unknown_verb", verb=verb)
         if self.state.get("over") and verb not in AFTER_OVER and verb not in self.rules.after_over:
             return self._refused(intent, "table.refuse.over")
-        ctx = Ctx(self, fx.clone(self.state), intent, self.clock())
+        ctx = Ctx(self, fx.copy_tree(self.state), intent, self.clock())
         try:
             handler(ctx, intent)
         except Refusal as r:
@@ -269,7 +269,7 @@ class Game:
         return Result(False, intent, reason=(key, values), data=self.data)
 
     def _run(self, intent: Intent, handler: Callable[[Ctx, Intent], None]) -> Result:
-        work = fx.clone(self.state)
+        work = fx.copy_tree(self.state)
         ctx = Ctx(self, work, intent, self.clock())
         try:
             handler(ctx, intent)

@@ -213,10 +213,18 @@ def _change_setting(widget: Any) -> None:
     widget.value = options[(here + 1) % len(options)]
 
 
-def setting_value_words(value: str) -> str:
-    """A setting's value as the listener says it ("complet", not "full"), where it has words."""
+def setting_value_words(value: str, setting: str = "", said: bool = False) -> str:
+    """A setting's value in words, as the panel shows it and the listener hears it ("complet",
+    "contraste sombre", "125 %"; not "full", "contrast-dark", "1.25"), where it has words.
+    ``setting``: the setting's key (a text size is a scale: a percentage). ``said``: the words for
+    the ear ("125 pour cent": a voice drops or spells the sign)."""
     from companion.i18n import t
 
+    if setting == "text_scale":
+        try:
+            return t("settings.value.percent.said" if said else "settings.value.percent", n=round(float(value) * 100))
+        except ValueError:
+            return value
     key = f"settings.value.{value}"
     words = t(key)
     return value if words == key else words
@@ -243,7 +251,8 @@ def describe_widget(widget: Any) -> tuple[str, str]:
     # A field of a kv class of its own (UiInput) is still a text field: its hint is its name.
     kind = "TextInput" if isinstance(widget, TextInput) else type(widget).__name__
     if _setting(widget):
-        label, value = label or str(widget.title), value or setting_value_words(str(widget.value))
+        label = label or str(widget.title)
+        value = value or setting_value_words(str(widget.value), str(widget.key), said=True)
     if not label:
         if kind == "TextInput":
             label = widget.hint_text

@@ -115,43 +115,32 @@ def _path(digest: bytes) -> str:
 
 def _read(digest: bytes) -> Any:
     import marshal
-    import stat
 
+    from companion import kept
+
+    held = kept.read_file(_path(digest), code=True)
+    if held is None:
+        return None
+    payload = held[2 * _DIGEST:]
+    # Kept for this text, and whole: a rule is read from it only when a widget first needs it.
+    if held[:_DIGEST] != digest or held[_DIGEST:2 * _DIGEST] != _check(payload):
+        return None
     try:
-        # Opened without waiting, read only if a plain file (companion/kept.py: a FIFO there
-        # would hold the start forever).
-        fd = os.open(_path(digest), os.O_RDONLY | os.O_NONBLOCK)
-        with os.fdopen(fd, "rb") as file:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                return None
-            # Code that runs is read only from a file no one else could have written: this
-            # user's, writable neither by its group nor by all (as ssh treats a key).
-            owner = os.getuid() if hasattr(os, "getuid") else info.st_uid
-            if info.st_uid != owner or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-                return None
-            held = file.read()
-        payload = held[2 * _DIGEST:]
-        # Kept for this text, and whole: a rule is read from it only when a widget first needs it.
-        if held[:_DIGEST] != digest or held[_DIGEST:2 * _DIGEST] != _check(payload):
-            return None
         return marshal.loads(payload)
-    except (OSError, ValueError, EOFError, TypeError):
+    except (ValueError, EOFError, TypeError):
         return None
 
 
 def _keep(digest: bytes, state: Any) -> None:
     import marshal
 
+    from companion import kept
+
     path = _path(digest)
     try:
         payload = marshal.dumps(state)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        part = f"{path}.{os.getpid()}"  # whole or not at all: programs start together
-        # Writable by this user only, whatever the umask (002 on many desktops): see _read.
-        with os.fdopen(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as file:
-            file.write(digest + _check(payload) + payload)
-        os.replace(part, path)
+        kept.write_file(path, digest + _check(payload) + payload)
     except (OSError, ValueError) as exc:
         log.debug("kv rules not kept: %s", exc)
 

@@ -71,16 +71,30 @@ def surviving(original: bytes, damaged: bytes, events: dict[int, tuple[int, str]
         start = page * PAGE
         return damaged[start:start + PAGE] == original[start:start + PAGE] and start + PAGE <= len(damaged)
 
-    out = set()
-    for eid, (_gid, payload) in events.items():
-        needle = payload.encode()
-        at = original.find(needle)
-        while at >= 0:
-            if at // PAGE == (at + len(needle) - 1) // PAGE and intact(at // PAGE):
-                out.add(eid)
-                break
-            at = original.find(needle, at + 1)
-    return out
+    pages = _whole_pages(original, events)
+    return {eid for eid, on in pages.items() if any(intact(page) for page in on)}
+
+
+_PAGES: dict[tuple[int, int], dict[int, list[int]]] = {}
+
+
+def _whole_pages(original: bytes, events: dict[int, tuple[int, str]]) -> dict[int, list[int]]:
+    """Each event's bytes in the original file, by the pages that hold a whole copy of them, in
+    the file's order: the same for every damage of the season's journal, so searched once (the
+    search was most of the checks' time)."""
+    key = (id(original), id(events))
+    if key not in _PAGES:
+        found: dict[int, list[int]] = {}
+        for eid, (_gid, payload) in events.items():
+            needle = payload.encode()
+            on = found[eid] = []
+            at = original.find(needle)
+            while at >= 0:
+                if at // PAGE == (at + len(needle) - 1) // PAGE:
+                    on.append(at // PAGE)
+                at = original.find(needle, at + 1)
+        _PAGES[key] = found
+    return _PAGES[key]
 
 
 def damage(data: bytes, kind: str, rnd: random.Random) -> bytes:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -81,12 +82,28 @@ def _rules(cache: Path, kept: bool, *replace: str, read: bool | None = None) -> 
     return rules
 
 
+@pytest.fixture(scope="module")
+def first_start(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, object]]:
+    """A first start with an empty cache (it parses and keeps; style.kv: kept at the Builder's
+    import, read here): its kept files and its rules. Each test starts from a copy of them,
+    as the first program after it would find them, instead of a first start of its own."""
+    cache = tmp_path_factory.mktemp("kv-first-start")
+    return cache, _rules(cache, kept=True)
+
+
+def _after_first_start(first_start: tuple[Path, dict[str, object]], cache: Path) -> dict[str, object]:
+    """``cache`` as the first start left its own (the kept files, their modes and times)."""
+    kept, rules = first_start
+    shutil.copytree(kept / "kv", cache / "kv", copy_function=shutil.copy2)
+    return rules
+
+
 @pytest.mark.timeout(300)
-def test_kept_rules_are_kivys_own_parse_and_an_edit_is_parsed_again(tmp_path: Path) -> None:
+def test_kept_rules_are_kivys_own_parse_and_an_edit_is_parsed_again(tmp_path: Path, first_start) -> None:
     parsed = _rules(tmp_path / "none", kept=False, read=False)
     assert {"style.kv", "ui/kv/home.kv", "ui/widgets/widgets.kv"} <= set(parsed)
     assert not (tmp_path / "none" / "kv").exists()
-    first = _rules(tmp_path, kept=True)  # parses and keeps (style.kv: kept at the Builder's import, read here)
+    first = _after_first_start(first_start, tmp_path)
     kept_files = sorted((tmp_path / "kv").iterdir())
     assert len(kept_files) >= len(parsed)  # style.kv also as the Builder reads it at its import
     assert _rules(tmp_path, kept=True, read=True) == first == parsed  # read back: the same rules
@@ -97,8 +114,8 @@ def test_kept_rules_are_kivys_own_parse_and_an_edit_is_parsed_again(tmp_path: Pa
 
 
 @pytest.mark.timeout(300)
-def test_a_damaged_kept_file_is_parsed_again(tmp_path: Path) -> None:
-    parsed = _rules(tmp_path, kept=True)
+def test_a_damaged_kept_file_is_parsed_again(tmp_path: Path, first_start) -> None:
+    parsed = _after_first_start(first_start, tmp_path)
     for i, path in enumerate(sorted((tmp_path / "kv").iterdir())):
         data = path.read_bytes()
         # Cut short, its digest kept with garbage after it, or its plain data of another shape.
@@ -109,10 +126,10 @@ def test_a_damaged_kept_file_is_parsed_again(tmp_path: Path) -> None:
 
 
 @pytest.mark.timeout(300)
-def test_kept_code_that_others_may_write_is_never_run(tmp_path: Path) -> None:
+def test_kept_code_that_others_may_write_is_never_run(tmp_path: Path, first_start) -> None:
     """A kept file holds code that runs: one that another user could have written (writable by
     its group or by all) is parsed again, never read, as ssh refuses a key others may write."""
-    parsed = _rules(tmp_path, kept=True)
+    parsed = _after_first_start(first_start, tmp_path)
     kept = sorted((tmp_path / "kv").iterdir())
     for path in kept:
         path.chmod(0o666)

@@ -6,6 +6,7 @@ reader paths apply at the next start (the panel says so)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from typing import Any
@@ -34,6 +35,58 @@ class SettingHeading(Label):
 
     title = StringProperty("")
     panel = ObjectProperty(None, allownone=True)
+
+
+@functools.cache
+def setting_words() -> type:
+    """The panel's kind of setting for a few values (kivy.uix.settings is imported only when the
+    panel is first made: it costs 30 ms of the window's start here)."""
+    from kivy.uix.settings import SettingOptions
+
+    class SettingWords(SettingOptions):
+        """A setting with a few values, shown and offered in words ("français", "contraste sombre",
+        "125 %"), as the listener hears them; Kivy's own shows the values companion.ini holds ("fr",
+        "contrast-dark", "1.25"), words a player does not use."""
+
+        def __init__(self, **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            # Kivy's rule puts a Label bound to ``value`` in the row; the words are bound after it,
+            # so that they win at every change.
+            shown = [w for w in self.content.children if isinstance(w, Label)]
+            if shown:
+                self._shown = shown[0]
+                self._shown.halign = "center"
+                # Words wrap in the value's column ("contraste sombre" at 150 % on a 480-wide
+                # screen ran off it): Kivy's label is one line, as wide as its text.
+                self._shown.fbind("width", self._wrap)
+                self.fbind("value", self._show)
+                self._show()
+                self._wrap()
+
+        def _show(self, *_args: Any) -> None:
+            from companion.ui.a11y import setting_value_words
+
+            self._shown.text = setting_value_words(str(self.value or ""), str(self.key or ""))
+
+        def _wrap(self, *_args: Any) -> None:
+            self._shown.text_size = (max(1, self._shown.width - theme.gap), None)
+
+        def _create_popup(self, instance: Any) -> None:
+            from kivy.uix.togglebutton import ToggleButton
+
+            from companion.ui.a11y import setting_value_words
+
+            super()._create_popup(instance)
+            for button in self.popup.content.children:
+                if isinstance(button, ToggleButton):
+                    button.option = button.text  # what _set_option writes to the config
+                    button.text = setting_value_words(button.text, str(self.key or ""))
+
+        def _set_option(self, instance: Any) -> None:
+            self.value = getattr(instance, "option", instance.text)
+            self.popup.dismiss()
+
+    return SettingWords
 
 
 def _live_app() -> Any:
@@ -87,6 +140,7 @@ def add_panel(settings: Any, config: Any) -> None:
     load_kv("card")
     load_kv("settings")
     settings.register_type("heading", SettingHeading)
+    settings.register_type("options", setting_words())
     settings.add_json_panel(t("settings.title"), config, data=panel_json())
 
 
