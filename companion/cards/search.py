@@ -1140,6 +1140,7 @@ class SearchIndex:
         self._known_cache: dict[int, set[str]] = {}
         self._every_attrs: list[Attrs] | None = None
         self._by_game_made: dict[str, Allowed] | None = None
+        self._allowed_cache: dict[int, tuple[Any, list[set[int]]]] = {}  # _search_normalized's
 
     @property
     def built(self) -> tuple[str, ...]:
@@ -1218,9 +1219,17 @@ class SearchIndex:
     def _search_normalized(self, q: str, limit: int, allowed: AbstractSet[int] | range | None) -> list[Hit[Card]]:
         """A normalized query over the cards of ``allowed`` places (all: None), as one index of
         all the cards would answer it (for tests)."""
-        chosen = [(part, None if allowed is None else {i for i, p in enumerate(part.places) if p in allowed})
-                  for part in self._parts]
-        return _merged(q, limit, chosen)
+        if allowed is None:
+            return _merged(q, limit, [(part, None) for part in self._parts])
+        # Each part's own places among ``allowed``, kept for the next query over the same places
+        # (a test asks hundreds of queries of each: the sets were most of its time).
+        kept = self._allowed_cache.get(id(allowed))
+        if kept is None or kept[0] is not allowed:
+            if len(self._allowed_cache) >= 8:
+                self._allowed_cache.clear()
+            kept = self._allowed_cache[id(allowed)] = (
+                allowed, [{i for i, p in enumerate(part.places) if p in allowed} for part in self._parts])
+        return _merged(q, limit, list(zip(self._parts, kept[1], strict=True)))
 
     def _fits(self, attrs: Attrs, t: str, c: str, cost: int | None) -> bool:
         return self._has(attrs, 0, t) and self._has(attrs, 1, c) and (cost is None or attrs[2] == cost)
