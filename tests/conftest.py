@@ -141,6 +141,22 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         terminalreporter.write_line(NO_SEEDS)  # the one line, even with -q (the header is not shown then)
 
 
+@pytest.fixture(autouse=True)
+def _language_put_back():
+    """The process's language as it was before the test: a test that changes it (cli.main with
+    --lang, a setting applied) left the next test of its worker in English (the venue's boards,
+    drawn in the hub's language, failed so after test_cli_start). Put back through set_language,
+    so that what listens to the language (the theme, a voice) follows too."""
+    i18n = sys.modules.get("companion.i18n")
+    env = os.environ.get("COMPANION_LANG")
+    before = (i18n._lang, i18n._chosen) if i18n is not None else (env if env in ("fr", "en") else "fr", env is not None)
+    yield
+    i18n = sys.modules.get("companion.i18n")
+    if i18n is not None and (i18n._lang, i18n._chosen) != before:
+        i18n.set_language(before[0])
+        i18n._chosen = before[1]
+
+
 @pytest.fixture(scope="session", autouse=True)
 def card_index() -> Path:
     """The session's card index, built once by a child process started at configure time (in

@@ -7,16 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from companion import cli, i18n
+from companion import cli
 from companion.commands.args import whole_number
-
-
-@pytest.fixture(autouse=True)
-def language_kept():
-    """cli.main sets the language the command line asks for: put back the test session's."""
-    kept = i18n._lang, i18n._chosen
-    yield
-    i18n._lang, i18n._chosen = kept
 
 
 @pytest.mark.parametrize("argv,said", [
