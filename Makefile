@@ -20,11 +20,26 @@ setup: $(STAMP)
 
 $(STAMP): pyproject.toml deploy/system-packages.sh
 	@bash deploy/system-packages.sh
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@# No pip in the venv (ensurepip: 6.6 CPU-s of the 24 a fresh setup took): uv installs everything,
+	@# uv itself from PATH if there is one, else into the venv by this Python's own pip.
+	@test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
 	@# uv (from PyPI, a wheel) installs the rest: its downloads run in parallel and its cache serves
 	@# nox's venvs too (a fresh venv here: 30 s with uv, 95 s with pip); pip if uv cannot be had.
-	$(BIN)/python -m pip install -q uv && $(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python -e '.[dev]' \
-		|| { $(BIN)/python -m pip install -q --upgrade pip && $(BIN)/python -m pip install -q -e '.[dev]'; }
+	@# Nothing compiled at install (uv's --compile-bytecode: 10 CPU-s, a quarter of it numpy's, which
+	@# nothing here imports): the compile below takes only the packages the program and its tests load.
+	@uv=$$(command -v uv) || { uv=$(BIN)/uv; test -x $$uv || $(PYTHON) -m pip --python $(BIN)/python install -q \
+			--disable-pip-version-check uv 2>/dev/null || { $(BIN)/python -m ensurepip >/dev/null && $(BIN)/python -m pip \
+			install -q --disable-pip-version-check uv; }; }; \
+	$$uv pip install -q --python $(BIN)/python -e '.[dev]' \
+		|| { $(BIN)/python -m ensurepip >/dev/null; $(BIN)/python -m pip install -q --upgrade pip && $(BIN)/python -m pip install -q -e '.[dev]'; }
+	@# Compiled once here, in parallel, rather than by the first processes that import them, all at
+	@# once (pytest's xdist workers collect the same modules side by side): what the program, its
+	@# tests and their tools load. Left out, compiled by Python if something ever imports them:
+	@# numpy (krcg's seating, unused here), setuptools and pkg_resources (builds), docutils (Kivy's
+	@# optional helper), pygments' lexers but pytest's two, virtualenv and distlib (nox builds with uv),
+	@# Kivy's own tests and tools, playwright's asyncio API (the tests drive the sync one).
+	@$(BIN)/python -m compileall -q -j 0 -x '/site-packages/(numpy|setuptools|pkg_resources|_distutils_hack|docutils|pygments/lexers/(?!(__init__|_mapping|python|diff)\.py)|virtualenv|distlib|pip|kivy/tests/test_|kivy/tools|playwright/async_api|greenlet/tests)' \
+		$(VENV)/lib/python*/site-packages companion > /dev/null
 	@touch $(STAMP)
 
 run: setup

@@ -114,7 +114,16 @@ def matrix(session: nox.Session) -> None:
             # The dependencies, and this folder on the venv's path (a .pth file): what an editable
             # install gives these tests, without its build (setuptools in a venv of its own: 3 CPU-s
             # per Python); the package's build and metadata are the main suite's (test_wheel.py).
-            session.install("-q", "-r", "pyproject.toml", "--extra", "test")
+            # First from uv's cache alone (--offline): the main venv's install has just asked the
+            # index about the same packages (make test's setup), and asking again costs 3 CPU-s per
+            # Python here (uv parses every index page again). Anything missing from the cache (a
+            # fresh machine, a new release asked for) makes it fail at once, before it installs
+            # anything; then the index is asked. Its output (-q) only says why it failed
+            # (run_install: session.install returns nothing to tell).
+            args = ("-q", "-r", "pyproject.toml", "--extra", "test")
+            if session.run_install("uv", "pip", "install", "--offline", *args, silent=True,
+                                   success_codes=range(256), external=True):
+                session.install(*args)
             (site,) = Path(session.virtualenv.location).glob("lib/python*/site-packages")
             (site / "table_companion_source.pth").write_text(f"{Path.cwd()}\n", encoding="utf-8")
         stamp.write_text(key)

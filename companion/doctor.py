@@ -270,6 +270,24 @@ def _card_problems() -> list[tuple[str, str]]:
     return list(zip(library.errors(), sentences, strict=True))
 
 
+def install_command(packages: str) -> str:
+    """The command that installs ``packages`` into this program's own Python: its pip, or, when
+    it has none (the venv ``make setup`` makes has none: uv installs there), the uv beside it or
+    on PATH; a Python with neither gets its pip first (ensurepip)."""
+    import importlib.util
+    import shlex
+    import shutil
+
+    python = shlex.quote(sys.executable)
+    if importlib.util.find_spec("pip") is not None:
+        return f"{python} -m pip install {packages}"
+    beside = Path(sys.prefix) / "bin" / "uv"
+    uv = str(beside) if beside.is_file() and os.access(beside, os.X_OK) else shutil.which("uv")
+    if uv:
+        return f"{shlex.quote(uv)} pip install --python {python} {packages}"
+    return f"{python} -m ensurepip && {python} -m pip install {packages}"
+
+
 def _check_card_data(probes: Probes, report: Report) -> None:
     try:
         problems = probes.card_problems()
@@ -279,7 +297,7 @@ def _check_card_data(probes: Probes, report: Report) -> None:
         fix = ""
         if "krcg" in sentence:
             root = Path(__file__).resolve().parents[1]
-            fix = t("doctor.cards_fix_krcg", python=sys.executable, root=str(root))
+            fix = install_command(f"-e {root}")
         report.problems.append(Problem(f"cards-{game}", sentence, fix))
 
 
@@ -301,7 +319,7 @@ def _check_nfcpy_usb(probes: Probes, usb: list[UsbDevice], report: Report) -> No
         return
     except ImportError as exc:  # nfcpy or its libusb1 binding missing from this environment
         report.problems.append(Problem("usb-error", t("doctor.usb_error", detail=f"{type(exc).__name__}: {exc}"),
-                                       f"{sys.executable} -m pip install nfcpy libusb1"))
+                                       install_command("nfcpy libusb1")))
         return
     except Exception as exc:  # an nfcpy bug or a half-broken device: reported, never a traceback
         report.problems.append(Problem("usb-error", t("doctor.usb_error", detail=f"{type(exc).__name__}: {exc}"), ""))

@@ -116,6 +116,13 @@ def _rewrite_for_workers(config: pytest.Config) -> None:
                 rewrite._write_pyc(state, code, source_meta, pyc)
     except Exception:  # a pytest whose internals moved: the workers rewrite, as before
         return
+    # pytest rewrites a plugin's whole package too, hypothesis's among them, in pycs of its own
+    # (uv's or compileall's are not read): every worker imports hypothesis to collect the property
+    # tests, and on a fresh clone each rewrote its ~70 modules at the same time (0.65 CPU-s each).
+    # Imported here they are rewritten once; this process imports it at the end anyway (the
+    # hypothesis plugin's terminal summary), so a later run pays nothing for it.
+    if importlib.util.find_spec("hypothesis") is not None:
+        import hypothesis.strategies  # noqa: F401
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

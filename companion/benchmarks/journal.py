@@ -28,7 +28,10 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def journal_bench(appends: int = 300, replay_sizes: tuple[int, ...] = (5000, 20000, 50000),
-                  directory: str | None = None) -> dict[str, Any]:
+                  directory: str | None = None, traced: int = 10000) -> dict[str, Any]:
+    """``traced``: how many of the long game's last commands have their memory measured (10,000,
+    the budget's count; all of a shorter game's). tracemalloc makes every allocation several
+    times slower: a quick run (a test's) traces fewer, the game played the same."""
     from companion.benchmarks import bench_game
 
     game_id, main, second = bench_game()
@@ -62,7 +65,7 @@ def journal_bench(appends: int = 300, replay_sizes: tuple[int, ...] = (5000, 200
         # 3. Reopening long games, 5,000 to 50,000 events: linear in the events (budget: 50,000
         # at most 12x 5,000). One game is played to the longest size; shorter ones are its prefixes.
         journal.close()
-        replay = _replays(path, replay_sizes, game_id, cycle(main, second))
+        replay = _replays(path, replay_sizes, game_id, cycle(main, second), traced)
     return {
         "journal_append_durable_ms": {"median": round(statistics.median(raw), 3),
                                       "p95": round(_percentile(raw, .95), 3), "n": len(raw), "budget_median": 5.0},
@@ -96,7 +99,8 @@ def _undo_ms(game: Game) -> float:
     return statistics.median(times)
 
 
-def _replays(path: Path, sizes: tuple[int, ...], game_id: str, moves: list[Intent]) -> dict[str, Any]:
+def _replays(path: Path, sizes: tuple[int, ...], game_id: str, moves: list[Intent],
+             traced: int = 10000) -> dict[str, Any]:
     journal = Journal(path)
     # Playing 50,000 changes with an fsync each would time the disk, not the game: the long game
     # is written without waiting for the disk (only here, in the bench).
@@ -108,8 +112,8 @@ def _replays(path: Path, sizes: tuple[int, ...], game_id: str, moves: list[Inten
     while count < max(sizes):
         if not undo_early and count >= 200:
             undo_early = _undo_ms(game)
-        if not tracing and count >= max(sizes) - 10000:
-            tracemalloc.start()  # what the last 10,000 commands leave held
+        if not tracing and count >= max(sizes) - traced:
+            tracemalloc.start()  # what the last 10,000 commands (``traced``) leave held
             tracing = True
         if game.apply(moves[i % len(moves)]).ok:
             count += 1

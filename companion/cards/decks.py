@@ -74,12 +74,16 @@ def _parse_plain(game: str, text: str, library: CardLibrary) -> DeckReport:
             continue
         by_ref[card.ref] = card
         totals[card.ref] += count
-    report.cards = [(by_ref[ref], n) for ref, n in totals.items()]
-    report.counts = {"total": sum(totals.values())}
-    for card, n in report.cards:
+    _count(report, [(by_ref[ref], n) for ref, n in totals.items()])
+    return report
+
+
+def _count(report: DeckReport, cards: list[tuple[Card, int]]) -> None:
+    report.cards = cards
+    report.counts = {"total": sum(n for _card, n in cards)}
+    for card, n in cards:
         kind = card.extra.get("type") or (card.types[0] if card.types else "?")
         report.counts[kind] = report.counts.get(kind, 0) + n
-    return report
 
 
 def _apply_rules(report: DeckReport, rules: dict[str, Any]) -> None:
@@ -111,8 +115,20 @@ def _apply_rules(report: DeckReport, rules: dict[str, Any]) -> None:
 def check_cards(game: str, cards: list[tuple[Card, int]], library: CardLibrary) -> DeckReport:
     """Check cards scanned one by one: the same rules and counts as a deck list file."""
     own = registry.hook(game, "deck_text")  # a game's own list format, e.g. by printed names
-    text = own(cards) if own is not None else "\n".join(f"{n} {c.ref}" for c, n in cards)
-    return check(game, text, library)
+    if own is not None or registry.hook(game, "check_deck") is not None:
+        return check(game, own(cards) if own is not None else "\n".join(f"{n} {c.ref}" for c, n in cards), library)
+    # The cards themselves, not their references looked up again: a card the library does not
+    # hold (the demo's made-up cards) counted for nothing, "Total : 0" under five cards listed.
+    info = library.game(game)
+    report = DeckReport(game)
+    totals: Counter[str] = Counter()
+    by_ref: dict[str, Card] = {}
+    for card, n in cards:
+        by_ref[card.ref] = card
+        totals[card.ref] += n
+    _count(report, [(by_ref[ref], n) for ref, n in totals.items()])
+    _apply_rules(report, (info.deck.get("rules") if info else None) or {})
+    return report
 
 
 @dataclass

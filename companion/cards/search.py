@@ -35,15 +35,15 @@ import sys
 import unicodedata
 import zlib
 from array import array
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, combinations, compress, islice, repeat
-from operator import mul
+from itertools import accumulate, chain, combinations, compress, groupby, islice, repeat
+from operator import add, and_, mul, or_, rshift, sub, truediv
 from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
-from rapidfuzz import fuzz, process
+from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 
 from companion.cards.model import Card
@@ -149,8 +149,7 @@ class _TypoForms:
         size = max(64, 1 << (4 * len(keys)).bit_length())
         shift = 33 - size.bit_length()
         slots = bytearray(size)
-        for key in ordered:
-            slots[key >> shift] = 1
+        deque(map(slots.__setitem__, map(shift.__rrshift__, ordered), repeat(1)), 0)  # each key's slot: 1
         starts = array("I", map(bisect.bisect_left, repeat(keys), range(0, (1 << 32) + 1, 1 << _START_SHIFT)))
         typos = cls(keys, _packed(chain.from_iterable(found)), bytes(slots), starts)
         typos.lookup = lookup
@@ -449,11 +448,13 @@ class DocIndex(Generic[T]):
         three flat arrays; the tables they come from are not kept."""
         tokens = sorted({*self._name_map, *self._name_prefixes, *self._text_map, *self._text_prefixes})
         offsets, docs, scores, codes = [0], [], [], []
+        order = _Order(self._names, self._first_len)
         for token in tokens:
-            negs, _, ranked_docs, ranked_codes = zip(*self._rank(token, self._word_codes(token)), strict=True)
-            docs += ranked_docs
-            scores += map(round, map(mul, negs, repeat(-1000)))  # three decimals, exactly (see _token_hits)
-            codes += ranked_codes
+            found = self._word_codes(token)
+            ranked, millis = self._rank(token, found, order)
+            docs += ranked
+            scores += millis
+            codes += map(found.__getitem__, ranked)
             offsets.append(len(docs))
         self._tokens = tokens
         self._offsets, self._docs, self._scores, self._codes = map(_packed, (offsets, docs, scores, codes))
@@ -557,27 +558,34 @@ class DocIndex(Generic[T]):
         """The best match code of each document for one query word, from the word tables (a
         ranked index keeps only the name words: a word it has no token for is a typo or
         nothing)."""
-        name_map = self._name_map
-        offers: list[tuple[Iterable[int], int]] = [(name_map.get(word, ()), _EXACT)]  # (docs, code), best first
-        if len(word) >= 2:
-            completions = [w for w in self._name_prefixes.get(word, ()) if w != word]
-            # A shorter completion scores higher: offered first, it keeps the document.
-            completions.sort(key=len)
-            offers += [(name_map[w], _PREFIX + len(w)) for w in completions]
+        name_map, text_map = self._name_map, self._text_map
+        # A document keeps the best code offered to it: the offers are written worst first, the
+        # best last, one dict update a code (in C, where a test per document cost a tenth of the
+        # index's build).
+        best: dict[int, int] = {}
+        if len(word) >= 4:
+            found = self._text_prefixes.get(word)
+            if found:
+                best = dict.fromkeys(chain.from_iterable(map(text_map.__getitem__, found[:_TEXT_COMPLETIONS])),
+                                     _TEXT_PREFIX)
+        if word in text_map:
+            best.update(dict.fromkeys(text_map[word], _IN_TEXT))
         edits = max_edits(word)
         if edits:
             one, two = self._scan_near(word, edits)
-            offers += [(name_map[w], _NEAR1) for w in one] + [(name_map[w], _NEAR2) for w in two]
-        text_map = self._text_map
-        if word in text_map:
-            offers.append((text_map[word], _IN_TEXT))
-        if len(word) >= 4:
-            offers += [(text_map[w], _TEXT_PREFIX) for w in self._text_prefixes.get(word, ())[:_TEXT_COMPLETIONS]]
-        # A document keeps the first (best) code offered to it: written in reverse, the best last
-        # (dict updates in C, where a test per document cost a tenth of the index's build).
-        best: dict[int, int] = {}
-        for docs, code in reversed(offers):
-            best.update(dict.fromkeys(docs, code))
+            for near, code in ((two, _NEAR2), (one, _NEAR1)):
+                if near:
+                    best.update(dict.fromkeys(chain.from_iterable(map(name_map.__getitem__, near)), code))
+        completions = self._name_prefixes.get(word) if len(word) >= 2 else None
+        if completions:
+            # A shorter completion scores higher: written after the longer ones, it keeps the
+            # document. The only one as long as the word is the word itself (exact, below).
+            for length, group in groupby(sorted(completions, key=len, reverse=True), len):
+                if length > len(word):
+                    best.update(dict.fromkeys(chain.from_iterable(map(name_map.__getitem__, group)),
+                                              _PREFIX + length))
+        if word in name_map:
+            best.update(dict.fromkeys(name_map[word], _EXACT))
         return best
 
     def _word_scores(self, word: str) -> dict[int, float]:
@@ -599,22 +607,29 @@ class DocIndex(Generic[T]):
             return best
         return {d: bases[code] for d, code in self._word_codes(word).items()}
 
-    def _rank(self, q: str, codes: dict[int, int]) -> list[tuple[float, int, int, int]]:
-        """A one-word query's documents, best first: (-score, first name's length, doc, code);
-        each score as ``search_normalized`` adds it up, rapidfuzz's ratios measured in one call."""
-        special = self._name_bonus(q)
+    def _rank(self, q: str, codes: dict[int, int], order: _Order) -> tuple[list[int], Iterable[int]]:
+        """A one-word query's documents, best first, and their scores in thousandths: each score
+        as ``search_normalized`` adds it up (the same float steps: the same rounding). Every step
+        is a ``map`` (run in C: the largest game's tokens have 270,000 documents in all, and a
+        line of Python for each took a second)."""
         bases = self._bases[len(q)] if len(q) < len(self._bases) else _HEAD
         docs = list(codes)
-        names = self._names
-        counts = list(map(len, map(names.__getitem__, docs)))
-        ratios = iter([r for _, r, _ in process.extract_iter(
-            q, list(chain.from_iterable(map(names.__getitem__, docs))), scorer=fuzz.ratio)])
-        best = [next(ratios) if n == 1 else max(islice(ratios, n)) for n in counts]  # a document's nearest name
-        first_len = self._first_len
-        ranked = [(-round(bases[c] + (special[d] if d in special else 2 * r / 100), 3), first_len[d], d, c)
-                  for d, c, r in zip(docs, codes.values(), best, strict=True)]
-        ranked.sort()
-        return ranked
+        ratio = fuzz.ratio
+        best: Iterable[float] = map(ratio, repeat(q), map(order.first.__getitem__, docs))
+        if order.second is not None:  # a document's nearest name counts (None: a ratio of 0)
+            best = list(map(max, best, map(ratio, repeat(q), map(order.second.__getitem__, docs))))
+            more = order.more
+            for i in compress(range(len(docs)), map(more.__contains__, docs)):
+                best[i] = max(best[i], *map(ratio, repeat(q), more[docs[i]]))
+        bonus = map(truediv, map(mul, repeat(2), best), repeat(100))  # 2 * r / 100, as per query
+        special = self._name_bonus(q)
+        if special:  # a name that is, or starts with, the query: its bonus instead
+            bonus = map(special.get, docs, bonus)
+        keys = list(map(or_, map(order.keys.__getitem__, map(add, map(bases.__getitem__, codes.values()), bonus)),
+                        map(order.place.__getitem__, docs)))
+        keys.sort()
+        ranked = list(map(order.docs.__getitem__, map(and_, keys, repeat(order.mask))))
+        return ranked, map(sub, repeat(_MILLIS), map(rshift, keys, repeat(order.shift)))
 
     # --- the query -----------------------------------------------------------------------
     def search(self, query: str, limit: int = 20, allowed: Allowed | None = None) -> list[Hit[T]]:
@@ -766,17 +781,57 @@ class DocIndex(Generic[T]):
 
     def _name_bonus(self, q: str) -> dict[int, int]:
         """The documents one of whose names is the whole query (10) or starts with it (5)."""
-        names = self._sorted_names
+        names, docs = self._sorted_names, self._sorted_docs
         start = bisect.bisect_left(names, q)
         end = bisect.bisect_left(names, q + "\uffff", start)
-        bonus: dict[int, int] = {}
-        for i in range(start, end):
-            d = self._sorted_docs[i]
-            if names[i] == q:
-                bonus[d] = 10
-            else:
-                bonus.setdefault(d, 5)
+        if start == end:
+            return {}
+        # The names that are the query sort first among those that start with it.
+        whole = bisect.bisect_right(names, q, start, end)
+        bonus = dict.fromkeys(docs[start:end], 5)
+        if whole > start:
+            bonus.update(dict.fromkeys(docs[start:whole], 10))
         return bonus
+
+
+_MILLIS = 1 << 14  # above any score in thousandths (13,000 at most: 3 + a bonus of 10)
+
+
+class _Order:
+    """What ranking a part's tokens shares: its documents in the order equal scores rank them
+    (shorter first name first, then the document's own order), each one's place in it; each
+    document's first and second names (the others apart: few have more); and ``keys``, each
+    score seen → what it sorts as: its thousandths (``round(score, 3)``, the slow part, once a
+    score), from ``_MILLIS`` down, shifted above a place. A score and a place make one number
+    that sorts as (-score, first name's length, document) does."""
+
+    def __init__(self, names: Sequence[tuple[str, ...]], first_len: Sequence[int]) -> None:
+        self.docs = sorted(range(len(first_len)), key=lambda d: (first_len[d], d))
+        self.place = [0] * len(self.docs)
+        for at, d in enumerate(self.docs):
+            self.place[d] = at
+        self.shift = max(len(self.docs) - 1, 1).bit_length()
+        self.mask = (1 << self.shift) - 1
+        self.first = [own[0] for own in names]
+        several = any(len(own) > 1 for own in names)
+        self.second = [own[1] if len(own) > 1 else None for own in names] if several else None
+        self.more = {d: own[2:] for d, own in enumerate(names) if len(own) > 2}
+        self.keys = _Keys(self.shift)
+
+
+class _Keys(dict[float, int]):
+    """A score → its sort key (see ``_Order``), made when first asked."""
+
+    def __init__(self, shift: int) -> None:
+        super().__init__()
+        self.shift = shift
+
+    def __missing__(self, score: float) -> int:
+        millis = round(round(score, 3) * 1000)  # as a ranking stored its score (see _token_hits)
+        if not 0 <= millis < _MILLIS:
+            raise ValueError(f"a score out of range: {score}")
+        key = self[score] = (_MILLIS - millis) << self.shift
+        return key
 
 
 def card_doc(card: Card) -> Doc[Card]:
@@ -1085,6 +1140,7 @@ class SearchIndex:
         self._known_cache: dict[int, set[str]] = {}
         self._every_attrs: list[Attrs] | None = None
         self._by_game_made: dict[str, Allowed] | None = None
+        self._allowed_cache: dict[int, tuple[Any, list[set[int]]]] = {}  # _search_normalized's
 
     @property
     def built(self) -> tuple[str, ...]:
@@ -1163,9 +1219,17 @@ class SearchIndex:
     def _search_normalized(self, q: str, limit: int, allowed: AbstractSet[int] | range | None) -> list[Hit[Card]]:
         """A normalized query over the cards of ``allowed`` places (all: None), as one index of
         all the cards would answer it (for tests)."""
-        chosen = [(part, None if allowed is None else {i for i, p in enumerate(part.places) if p in allowed})
-                  for part in self._parts]
-        return _merged(q, limit, chosen)
+        if allowed is None:
+            return _merged(q, limit, [(part, None) for part in self._parts])
+        # Each part's own places among ``allowed``, kept for the next query over the same places
+        # (a test asks hundreds of queries of each: the sets were most of its time).
+        kept = self._allowed_cache.get(id(allowed))
+        if kept is None or kept[0] is not allowed:
+            if len(self._allowed_cache) >= 8:
+                self._allowed_cache.clear()
+            kept = self._allowed_cache[id(allowed)] = (
+                allowed, [{i for i, p in enumerate(part.places) if p in allowed} for part in self._parts])
+        return _merged(q, limit, list(zip(self._parts, kept[1], strict=True)))
 
     def _fits(self, attrs: Attrs, t: str, c: str, cost: int | None) -> bool:
         return self._has(attrs, 0, t) and self._has(attrs, 1, c) and (cost is None or attrs[2] == cost)

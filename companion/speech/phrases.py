@@ -76,6 +76,16 @@ _NUMBER_ELISION = _Pattern(r"\b([DdQq]u?e) (une?)\b")
 _NUMBER = _Pattern(r"(?<![\d.,])\d+(?![\d])")
 _DOT_NUMBER = _Pattern(r"(?<![\w.])\.(\d+)\b")  # ".44 Magnum"
 _NUMBERED_ICON = _Pattern(r"^(\d+) (.+)$")
+# What for_the_ear tidies last, and its tests of what a text holds before a pattern is tried
+# (every card is said in two languages, each rule and ruling too: most texts have no digit).
+_DIGIT = _Pattern(r"\d")
+_SPACES = _Pattern(r"\s+")
+_SPACE_BEFORE = {"fr": _Pattern(r"\s+([.,)])"), "en": _Pattern(r"\s+([.,;:!?)])")}
+_AFTER_PAREN = _Pattern(r"([(])\s+")
+_DOUBLE_COLON = _Pattern(r":\s*:")
+_EMPTY_PARENS = _Pattern(r"\(\s*\)")
+_MASCULINE_ONE = _Pattern(r"\bun(\s+)([\w'’-]+)")
+_SENTENCE_END = _Pattern(r"([.!?…])[.\s]+$")
 
 
 @functools.cache
@@ -148,7 +158,8 @@ def _marks_as_words(text: str, lang: str, game: str) -> str:
     # Each mark's pattern is tried only on a text holding the character it needs: most card
     # texts have none of them (thousands of cards, two languages, each said several ways).
     s = _RULING_REF.sub("", text) if "[" in text else text
-    s = _LOOSE_REF.sub("", s)
+    if _DIGIT.search(s):  # a loose ruling reference has eight digits
+        s = _LOOSE_REF.sub("", s)
     if "{" in s:
         s = _CARD_LINK.sub(r"\1", s).replace("{", "")
     s = s.replace("}", "")
@@ -174,8 +185,8 @@ def for_the_eye(text: str, lang: str = "fr", game: str = "") -> str:
     if not text:
         return ""
     s = _marks_as_words(text, lang, game)
-    lines = [re.sub(r"\s+", " ", line).strip() for line in s.splitlines() if line.strip()]
-    return re.sub(r":\s*:", ":", " / ".join(lines)).strip()
+    lines = [_SPACES.sub(" ", line).strip() for line in s.splitlines() if line.strip()]
+    return _DOUBLE_COLON.sub(":", " / ".join(lines)).strip()
 
 
 def written_card(card: Card, games: Callable[[str], Any] | None, lang: str) -> tuple[str, list[tuple[str, str]], str]:
@@ -220,7 +231,8 @@ def for_the_ear(text: str, lang: str = "fr", game: str = "") -> str:
     if "/" in s:
         s = _FRACTION.sub(lambda m: fraction_words(int(m.group(1)), int(m.group(2)), lang), s)
     s = _marks_as_words(s, lang, game)
-    s = _counted_symbols(s, lang)
+    if _DIGIT.search(s):  # (each step about numbers is skipped by a text that has none)
+        s = _counted_symbols(s, lang)
     abbreviations = _game_data(lang, game).get("abbreviations") or {}
     for short, long in abbreviations.items():
         if short in s:
@@ -234,32 +246,43 @@ def for_the_ear(text: str, lang: str = "fr", game: str = "") -> str:
         s = _TIMES_X.sub(lambda m: f"{_amount(m, lang)} X", s)
     if "+" in s or "-" in s:
         s = _SIGNED.sub(lambda m: _signed_text(m, lang), s)
-    if "." in s:
+    if "." in s and _DIGIT.search(s):
         s = _DOT_NUMBER.sub(r"\1", s)
         point = f" {data(lang)['text']['point']} "
         s = _DOTTED.sub(lambda m: point.join(number_words(int(x), lang) for x in m.group(0).split(".")), s)
-    s = _ordinal_safe_numbers(s, lang)
+    if _DIGIT.search(s):
+        s = _ordinal_safe_numbers(s, lang)
     # A line break on the card is a pause for the ear.
     lines = [line.strip() for line in s.splitlines() if line.strip()]
     s = " ".join(line if line[-1] in ".:;!?" or i == len(lines) - 1 else line + "."
                  for i, line in enumerate(lines))
-    s = re.sub(r"\s+", " ", s)
+    s = _SPACES.sub(" ", s)
     # French typography keeps its space before ":" ";" "!" "?" (and it shows in --print).
-    s = re.sub(r"\s+([.,)])" if lang == "fr" else r"\s+([.,;:!?)])", r"\1", s)
-    if lang == "fr":
+    s = _SPACE_BEFORE[lang].sub(r"\1", s)
+    if lang == "fr" and "un" in s:
         s = _feminine_agreement(s, game)
         s = _NUMBER_ELISION.sub(lambda m: m.group(1)[:-1] + "'" + m.group(2), s)
-    s = re.sub(r"([(])\s+", r"\1", s)
-    s = re.sub(r":\s*:", ":", s)
-    s = re.sub(r"\(\s*\)", "", s)
+    if "(" in s:
+        s = _AFTER_PAREN.sub(r"\1", s)
+    if ":" in s:
+        s = _DOUBLE_COLON.sub(":", s)
+    if "(" in s:
+        s = _EMPTY_PARENS.sub("", s)
     return s.strip()
 
 
 def _feminine_agreement(s: str, game: str) -> str:
-    # Numbers were spelled out masculine; "un" before a feminine noun becomes "une".
-    nouns = _feminine_nouns("fr", game) | {w.casefold() for w in data("fr")["text"].get("feminine_nouns", [])}
-    return re.sub(r"\bun(\s+)([\w'’-]+)",
-                  lambda m: ("une" if m.group(2).casefold() in nouns else "un") + m.group(1) + m.group(2), s)
+    # Numbers were spelled out masculine; "un" before a feminine noun becomes "une". The nouns
+    # are gathered at the first "un" found (most texts have none).
+    nouns: set[str] = set()
+
+    def one(m: re.Match[str]) -> str:
+        if not nouns:
+            nouns.update(_feminine_nouns("fr", game),
+                         (w.casefold() for w in data("fr")["text"].get("feminine_nouns", [])))
+        return ("une" if m.group(2).casefold() in nouns else "un") + m.group(1) + m.group(2)
+
+    return _MASCULINE_ONE.sub(one, s)
 
 
 def _amount(m: re.Match[str], lang: str) -> str:
@@ -544,7 +567,7 @@ def _sentence(text: str) -> str:
         return ""
     if text[0].islower():
         text = text[0].upper() + text[1:]
-    text = re.sub(r"([.!?…])[.\s]+$", r"\1", text)
+    text = _SENTENCE_END.sub(r"\1", text)
     return text if text[-1] in ".!?…" else text.rstrip(":;,") + "."
 
 

@@ -170,18 +170,9 @@ def frames(count: int = SETTLE_FRAMES) -> None:
     """``count`` frames of the event loop, the window drawn on the last one only: layout and the
     labels' textures settle in the clock's part of each frame, and only the last drawing is read
     back (drawing is the costly part in software GL: 25-90 ms of CPU for a table)."""
-    from kivy.base import EventLoop
-    from kivy.clock import Clock
-    from kivy.lang import Builder
+    from companion.ui.screens.card import advance
 
-    for _ in range(count - 1):
-        # EventLoop.idle() without its last step (on_draw, on_flip).
-        Clock.tick()
-        EventLoop.dispatch_input()
-        Builder.sync()
-        Clock.tick_draw()
-        Builder.sync()
-    EventLoop.idle()
+    advance(count)
 
 
 def render(out: Path, size: tuple[int, int] | Iterable[tuple[int, int]], games: Iterable[str] | None = None,

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from companion import doctor
-from companion.doctor import Probes, SerialPort, UsbDevice, diagnose, listen_for_hello, render
+from companion.doctor import Probes, SerialPort, UsbDevice, diagnose, install_command, listen_for_hello, render
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "hardware" / "firmware"))
 import hubcore  # noqa: E402
@@ -110,7 +110,32 @@ def test_nfcpy_errors_are_reported_never_raised(tmp_path: Path) -> None:
         raise ImportError("missing usb1 module, try 'pip install libusb1'")
 
     report = diagnose(quiet_system(tmp_path, open_nfcpy_usb=no_binding))
-    assert keys(report) == ["usb-error"] and report.problems[0].fix.endswith("-m pip install nfcpy libusb1")
+    assert keys(report) == ["usb-error"] and report.problems[0].fix == install_command("nfcpy libusb1")
+
+
+def test_the_fix_installs_with_what_this_python_has(monkeypatch, tmp_path: Path) -> None:
+    """The venv ``make setup`` makes has no pip (uv installs there): "python -m pip install" was
+    advice that failed with "No module named pip"."""
+    import importlib.util
+    import shutil
+    import sys
+
+    real = importlib.util.find_spec
+    python = sys.executable
+    assert install_command("nfcpy libusb1") == (f"{python} -m pip install nfcpy libusb1" if real("pip")
+                                                 else install_command("nfcpy libusb1"))
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pip" else real(name, *a))
+    monkeypatch.setattr(sys, "prefix", str(tmp_path))
+    monkeypatch.setattr(shutil, "which", lambda name: "/opt/uv/bin/uv" if name == "uv" else None)
+    assert install_command("nfcpy libusb1") == f"/opt/uv/bin/uv pip install --python {python} nfcpy libusb1"
+    beside = tmp_path / "bin" / "uv"
+    beside.parent.mkdir()
+    beside.write_text("#!/bin/sh\n")
+    beside.chmod(0o755)
+    assert install_command("-e /src") == f"{beside} pip install --python {python} -e /src"
+    beside.unlink()
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert install_command("nfcpy") == f"{python} -m ensurepip && {python} -m pip install nfcpy"
 
 
 def test_a_usb_reader_that_opens_is_usable(tmp_path: Path) -> None:

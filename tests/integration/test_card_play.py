@@ -303,8 +303,8 @@ def test_res_arcana_component_points_count_at_the_victory_check(journal: Journal
 # -- VTES (krcg's pool costs), Rise and ASTRAL (users' cards) -------------------------------
 
 
-def test_vtes_pool_costs_and_vampires(journal: Journal) -> None:
-    lib = CardLibrary()
+def test_vtes_pool_costs_and_vampires(journal: Journal, card_library: CardLibrary) -> None:
+    lib = card_library  # krcg's cards, from the session's card index (conftest.py)
     g, p = start(journal, lib, "vtes", ["Ann", "Bob"], seed=2)
     me = g.state["active"]
     assert "carte de maître" in refused(g, p, "play pentex subversion")  # a master: in the master phase
@@ -454,7 +454,7 @@ EXTRA_LINES = {
 
 
 @pytest.mark.parametrize("game_id", sorted(CARD_WORDS))
-def test_card_actions_then_undo_restore_the_exact_state(game_id: str, library: CardLibrary,
+def test_card_actions_then_undo_restore_the_exact_state(game_id: str, library: CardLibrary, card_library: CardLibrary,
                                                          tmp_path_factory: pytest.TempPathFactory) -> None:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
@@ -466,7 +466,7 @@ def test_card_actions_then_undo_restore_the_exact_state(game_id: str, library: C
                   st.lists(st.sampled_from(essences), max_size=7)).map(lambda x: " ".join([x[0], x[1], *x[2]])),
         st.sampled_from(["next", "end", "undo", "redo"] + EXTRA_LINES[game_id]),
     )
-    lib = CardLibrary() if game_id == "vtes" else library  # krcg's cards, from the test's own index
+    lib = card_library if game_id == "vtes" else library  # krcg's cards, from the session's card index
 
     @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                      HealthCheck.function_scoped_fixture])

@@ -14,7 +14,7 @@ import pytest
 
 from companion.cards import catalog, index
 from companion.cards.library import CardLibrary
-from companion.doctor import Probes, diagnose, render
+from companion.doctor import Probes, diagnose, install_command, render
 from companion.games.vtes import cards as vtes
 
 BLOCK_KRCG = "import sys; sys.modules['krcg'] = None\n"  # "import krcg" now raises ModuleNotFoundError
@@ -53,7 +53,8 @@ def test_doctor_reports_the_game_that_did_not_load(no_krcg, tmp_path: Path) -> N
                    pi_model=lambda: "", serial0=tmp_path / "serial0")
     report = diagnose(quiet)
     problem = next(p for p in report.problems if p.key == "cards-vtes")
-    assert "ModuleNotFoundError" in problem.message and "pip install -e" in problem.fix
+    source = Path(__file__).resolve().parents[2]
+    assert "ModuleNotFoundError" in problem.message and problem.fix == install_command(f"-e {source}")
     assert problem.message in render(report)
 
 

@@ -315,7 +315,7 @@ def test_letters_typed_in_a_search_field_are_text_never_commands(window, tmp_pat
         # wait for the count of "rare" however long frames take: everything said is one of
         # these counts, never a key command. The count of "rare" itself: an earlier pause's count
         # ("ra"), said and still shown when the last letter arrives, ended this wait too early.
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         while rules.query != "rare" or "rare" not in rules.status or rules.status not in said_since():
             if time.monotonic() > deadline:
                 break

@@ -23,7 +23,7 @@ class Ear(App):
             super().press(key)
             # Enter and hex digits wait a moment in case a keyboard-wedge reader is typing a
             # UID; a person's key is then handed on: wait for it, boundedly.
-            deadline = time.monotonic() + 5
+            deadline = time.monotonic() + 30  # ends when handed on; long only on a loaded machine
             while self.a11y._held and time.monotonic() < deadline:
                 time.sleep(0.02)
                 ticks(1)
@@ -79,7 +79,7 @@ def test_a_text_field_is_named_and_takes_letters_without_enter(ear):
     # once the fingers rest, how many entries were found is said (item 2)
     start = len(ear.spoken)
     field.text = "edge"
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30
     while not any("résultats pour « edge »" in u.text for u in ear.spoken[start:]) and time.monotonic() < deadline:
         ticks(1)
         time.sleep(0.02)
@@ -159,12 +159,12 @@ def test_five_whole_games_by_keys_from_home(ear):
         ear.press("tab")
         rules.ids.search.text = ""
         ear.press(*word)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         while not rules.results and time.monotonic() < deadline:
             time.sleep(0.05)
             ticks(1)
         assert rules.results, (game, word, rules.ids.search.text, rules.query)
-        deadline = time.monotonic() + 5  # how many were found is said once the typing pauses
+        deadline = time.monotonic() + 30  # how many were found is said once the typing pauses
         while not any(f"résultats pour « {word} »" in u.text for u in ear.spoken) and time.monotonic() < deadline:
             time.sleep(0.02)
             ticks(1)

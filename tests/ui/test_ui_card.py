@@ -46,11 +46,12 @@ class Stage:
     def screen(self):
         return self.root.get_screen("card")
 
-    def frames(self, count: int = 4) -> None:
-        from kivy.base import EventLoop
+    def frames(self, count: int = 4, draw: bool = False) -> None:
+        """``count`` frames, drawn only when asked and then on the last one (tests.ui_helpers.frames):
+        only a screenshot reads the window's pixels, and drawing is most of a frame's CPU."""
+        from tests.ui_helpers import frames
 
-        for _ in range(count):
-            EventLoop.idle()
+        frames(count, draw=draw)
 
     def size(self, width: int, height: int, scale: float = 1.0) -> None:
         from companion.ui.theme import theme
@@ -61,7 +62,7 @@ class Stage:
         assert tuple(self.window.size) == (width, height)
 
     def shot(self, directory: Path, name: str) -> tuple[Path, Pixels]:
-        self.frames(3)
+        self.frames(3, draw=True)
         path = Path(self.window.screenshot(name=str(directory / f"{name}.png")))
         assert path.is_file()
         return path, read_png(path)

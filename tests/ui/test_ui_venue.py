@@ -34,10 +34,10 @@ def broker(tmp_path) -> Iterator[Broker]:
 
 
 def frames(count: int = 2) -> None:
-    from kivy.base import EventLoop
+    """``count`` frames, the window drawn on the last one only (tests.ui_helpers.frames)."""
+    from tests.ui_helpers import frames as ui_frames
 
-    for _ in range(count):
-        EventLoop.idle()
+    ui_frames(count)
 
 
 def settle(check, what: str, timeout: float = 30.0) -> None:

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from companion.cards import catalog
+from tests.data_files import game_file
 
 CARDMAP = Path(__file__).resolve().parents[2] / "cardmap"
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -29,8 +29,7 @@ pytestmark = pytest.mark.timeout(60)
 
 
 def raw_cards(game: str) -> list[dict[str, Any]]:
-    with (CARDMAP / game / "cards.yaml").open(encoding="utf-8") as f:
-        return yaml.safe_load(f)["cards"]
+    return game_file(game, "cards.yaml")["cards"]  # parsed once a process: read only
 
 
 def by_id(game: str) -> dict[str, dict[str, Any]]:
@@ -54,7 +53,7 @@ def minimal_game_yaml(game: str, types: list[str]) -> str:
     lines += ["glossary: []", "rules: []", 'deck: {text: {fr: "x", en: "x"}}']
     # The resources and actions its cards' effects may name, and its own card fields, are the
     # game's (game.yaml effects: and card_fields:).
-    real = yaml.safe_load((CARDMAP / game / "game.yaml").read_text(encoding="utf-8"))
+    real = game_file(game)
     lines.append("effects: " + json.dumps(real["effects"]))
     lines.append("card_fields: " + json.dumps(real.get("card_fields", {})))
     return "\n".join(lines) + "\n"
@@ -244,8 +243,7 @@ def test_dragon_bridle_is_harnais_de_dragon() -> None:
 
 
 def _glossary(game: str) -> dict[str, dict[str, Any]]:
-    with (CARDMAP / game / "game.yaml").open(encoding="utf-8") as f:
-        return {g["id"]: g for g in yaml.safe_load(f)["glossary"]}
+    return {g["id"]: g for g in game_file(game)["glossary"]}
 
 
 def test_transmutation_same_type_only_for_the_transmutatrice_and_the_magic_item() -> None:

@@ -8,7 +8,8 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-import yaml
+
+from tests.data_files import game_file
 
 ROOT = Path(__file__).resolve().parents[2]
 CARDMAP = ROOT / "cardmap"
@@ -149,10 +150,9 @@ def spellings(entry: dict) -> set[str]:
 
 
 def load(game: str) -> dict:
-    path = CARDMAP / game / "game.yaml"
-    with open(path, encoding="utf-8") as f:
-        data = yaml.safe_load(f)
-    assert isinstance(data, dict), f"{path} is not a mapping"
+    """The game's game.yaml, parsed once a process (tests.data_files): read only."""
+    data = game_file(game)
+    assert isinstance(data, dict), f"{CARDMAP / game / 'game.yaml'} is not a mapping"
     return data
 
 
@@ -279,10 +279,8 @@ def test_player_counts() -> None:
 
 
 @pytest.mark.timeout(120)
-def test_vtes_glossary_covers_krcg_disciplines_and_clans() -> None:
+def test_vtes_glossary_covers_krcg_disciplines_and_clans(card_library) -> None:
     """Every discipline abbreviation and clan on a krcg card can be looked up."""
-    from companion.games.vtes.cards import iter_cards
-
     known: set[str] = set()
     kinds: dict[str, str] = {}
     for g in load("vtes")["glossary"]:
@@ -290,9 +288,12 @@ def test_vtes_glossary_covers_krcg_disciplines_and_clans() -> None:
             known.add(s)
             kinds.setdefault(s, g["kind"])
     discs, clans = set(), set()
-    for card in iter_cards():  # krcg 4 or 5, through the adapter
+    # krcg 4 or 5, through the adapter, as the session's card index holds them (krcg read them
+    # once for the session, not again here).
+    for card in card_library.cards("vtes"):
         discs.update(d.lower() for d in card.extra["disciplines"])
         clans.update(card.extra["clans"])
+    assert discs and clans  # the cards were there to read
     missing = sorted(d for d in discs if d not in known)
     assert not missing, f"disciplines without an entry: {missing}"
     missing = sorted(c for c in clans if fold(c) not in known)

@@ -206,16 +206,36 @@ def game_choices(library: object) -> list[tuple[str, str]]:
     return choices
 
 
+def advance(count: int = 1, draw: bool = True) -> None:
+    """Run the window's loop ``count`` frames (clock, input, kv rules, labels' textures, layout),
+    the window drawn on the last one only, and not at all with ``draw=False``. For the screenshots
+    and the tests, which drive the loop themselves: with software GL (no display, a Pi's fallback)
+    drawing is most of a frame's CPU, and the frames before a picture are never looked at."""
+    from kivy.base import EventLoop
+    from kivy.clock import Clock
+    from kivy.lang import Builder
+
+    for n in range(count):
+        if draw and n == count - 1:
+            EventLoop.idle()
+            continue
+        # EventLoop.idle() without its last step (on_draw, on_flip when the canvas changed).
+        Clock.tick()
+        EventLoop.dispatch_input()
+        Builder.sync()
+        Clock.tick_draw()
+        Builder.sync()
+
+
 def run_until(done: Callable[[], bool], timeout: float) -> bool:
     """Let the window run until ``done()`` (for tests and the screenshots, which must wait for a
-    check or a re-index in flight to be shown); False on timeout."""
+    check or a re-index in flight to be shown); False on timeout. Not drawn while it waits: what
+    is waited for is a value, and whoever takes a picture next draws it."""
     import time
-
-    from kivy.base import EventLoop
 
     deadline = time.monotonic() + timeout
     while not done() and time.monotonic() < deadline:
-        EventLoop.idle()
+        advance(draw=False)
         time.sleep(0.005)
     return done()
 
