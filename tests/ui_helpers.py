@@ -34,25 +34,13 @@ def send_key(window, keycode: int, codepoint: str | None = None, modifiers: list
 
 # --- frames ------------------------------------------------------------------------------
 def frames(count: int = 2, draw: bool = True) -> None:
-    """Advance the event loop ``count`` frames (clock, input, kv rules, labels' textures, layout),
-    the window drawn on the last one only, and not at all with ``draw=False``. Drawing is the
-    costly part offscreen (Mesa's llvmpipe: 25-90 ms of CPU for the table at 800x480, 3 of every
-    4 CPU-seconds of a touch game), and between two touches or keys nothing looks at the window's
-    pixels: screenshots draw the root into a picture of their own."""
-    from kivy.base import EventLoop
-    from kivy.clock import Clock
-    from kivy.lang import Builder
+    """Advance the event loop ``count`` frames, the window drawn on the last one only, and not at
+    all with ``draw=False`` (the app's own companion.ui.screens.card.advance). Drawing is the
+    costly part offscreen (Mesa's llvmpipe: 25-90 ms of CPU for the table at 800x480), and between
+    two touches or keys nothing looks at the window's pixels: screenshots draw their own picture."""
+    from companion.ui.screens.card import advance
 
-    for n in range(count):
-        if draw and n == count - 1:
-            EventLoop.idle()
-            continue
-        # EventLoop.idle() without its last step (on_draw, on_flip when the canvas changed).
-        Clock.tick()
-        EventLoop.dispatch_input()
-        Builder.sync()
-        Clock.tick_draw()
-        Builder.sync()
+    advance(count, draw)
 
 
 # --- pixels ------------------------------------------------------------------------------
