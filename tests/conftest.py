@@ -40,6 +40,10 @@ os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
 os.environ.setdefault("KIVY_NO_FILELOG", "1")
 os.environ.setdefault("KIVY_HOME", os.path.join(_home, "kivy"))
 os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
+# No multisampling, as the kiosk's own Kivy config has it (deploy/kivy-config.ini): Kivy's default
+# (2) made Mesa's software GL draw each frame about 2.7 times over (25 -> 70 ms of CPU for the
+# table at 800x480). An environment variable, so that the tests' Kivy children draw so too.
+os.environ.setdefault("KCFG_GRAPHICS_MULTISAMPLES", "0")
 # Tests make no sound unless one asks for a voice (COMPANION_SPEECH=espeak through monkeypatch).
 os.environ.setdefault("COMPANION_SPEECH", "silent")
 # The tests start a few hundred `python -m companion` children: with PYTHONDONTWRITEBYTECODE (set
