@@ -3,7 +3,7 @@
 Every game is played with touches: ``UnitTestTouch`` presses at the place where a button is
 drawn on the screen (through the 180-degree turn of the far side's panels), frames are
 advanced, and what the engine recorded in the real SQLite journal is checked, along with what
-the screen shows. Screenshots are taken with ``export_to_png`` of the whole window content: the
+the screen shows. Screenshots are ``export_to_png``'s picture of the whole window content: the
 offscreen window keeps the stencil buffer of its first size, so ``Window.screenshot`` after a
 resize clips everything inside a scroll view.
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui_helpers import Pixels, home_root, read_png
+from tests.ui_helpers import Pixels, home_root
 from tests.ui_helpers import frames as ui_frames
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
@@ -150,13 +150,19 @@ class Stage:
             frames(2, draw=False)
 
     def shot(self, directory: Path, name: str, docs: str | None = None) -> tuple[Path, Pixels]:
+        """The whole app's picture as ``export_to_png`` makes it (its Fbo, transparency kept), read
+        from the exported image's texture: the PNG file's bytes, top row first, with no PNG written
+        and decoded again (~30 ms of CPU a picture at 1280x800). The file is written for the docs
+        only (``UPDATE_DOCS_SCREENSHOTS=1``, which copies it there)."""
         frames(3)
         path = directory / f"{name}.png"
-        self.root.export_to_png(str(path))
-        assert path.is_file()
+        image = self.root.export_as_image()
+        pixels = Pixels(image.width, image.height, bytes(image.texture.pixels))
+        assert len(pixels.data) == pixels.width * pixels.height * 4, "not an RGBA picture"
         if docs and os.environ.get("UPDATE_DOCS_SCREENSHOTS"):
+            image.save(str(path), flipped=False)
             shutil.copyfile(path, DOCS / docs)
-        return path, read_png(path)
+        return path, pixels
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -624,11 +630,13 @@ def tag_of(size: tuple[int, int], scale: float) -> str:
     return f"{size[0]}x{size[1]}" + ("-200" if scale != 1.0 else "")
 
 
-def render_sizes(window, out: Path, roots: list) -> dict:
-    """One game on the table, then each screen at each size, checked: {size: "ok" or what failed}."""
+def render_sizes(window, out: Path, roots: list) -> tuple[dict, dict]:
+    """One game on the table, then each screen at each size, checked: {size: "ok" or what failed},
+    and the pictures {(screen, size): Pixels}."""
     import traceback
 
     report: dict = {}
+    pictures: dict = {}
     stage = Stage(window, out / "games.sqlite3", roots=roots)
     start(stage, "vtes", ["Ann", "Bob", "Cy", "Dee"], seed=2)
     step(stage, 1, "pool", -2)
@@ -644,7 +652,7 @@ def render_sizes(window, out: Path, roots: list) -> dict:
                 if scroll is not None:
                     scroll.scroll_y = 1
                 docs = f"screenshot-{name}-{tag}.png"
-                stage.shot(out, f"{name}-{tag}", docs=docs)
+                pictures[name, tag] = stage.shot(out, f"{name}-{tag}", docs=docs)[1]
                 assert_nothing_clipped(stage, stage.screen(name))
                 assert_nothing_clipped(stage, stage.root.nav)
                 if scale == 1.0:
@@ -657,16 +665,16 @@ def render_sizes(window, out: Path, roots: list) -> dict:
         except AssertionError:
             report[tag] = traceback.format_exc()
     stage.close()
-    return report
+    return report, pictures
 
 
 @pytest.fixture(scope="module")
-def sizes_report(window, app_root, tmp_path_factory) -> tuple[Path, dict]:
+def sizes_report(window, app_root, tmp_path_factory) -> tuple[dict, dict]:
     from companion.ui.theme import DEFAULT_PALETTE, theme
 
     out = tmp_path_factory.mktemp("sizes")
     try:
-        return out, render_sizes(window, out, app_root)
+        return render_sizes(window, out, app_root)
     finally:
         theme.text_scale = 1.0
         theme.use_palette(DEFAULT_PALETTE)
@@ -674,11 +682,11 @@ def sizes_report(window, app_root, tmp_path_factory) -> tuple[Path, dict]:
 
 @pytest.mark.parametrize("size,scale", SIZES)
 def test_screens_render_unclipped(window, sizes_report, size, scale):
-    out, report = sizes_report
+    report, pictures = sizes_report
     tag = tag_of(size, scale)
     assert report.get(tag) == "ok", report.get(tag)
     for name in ("table", "log", "home"):
-        pixels = read_png(out / f"{name}-{tag}.png")
+        pixels = pictures[name, tag]
         assert (pixels.width, pixels.height) == size
         assert_not_blank(pixels)
 
