@@ -43,8 +43,14 @@ def _words_of(game: str, _cardmap: str | None, _home: str | None) -> dict[str, A
         return {}
 
 
+def words_place() -> tuple[str | None, str | None]:
+    """Where the games' words are read from: what is read once is read once per place (a test,
+    or a user's second home, points the program elsewhere)."""
+    return os.environ.get("COMPANION_CARDMAP"), os.environ.get("COMPANION_HOME")
+
+
 def _speech_of(game: str) -> dict[str, Any]:
-    return _words_of(game, os.environ.get("COMPANION_CARDMAP"), os.environ.get("COMPANION_HOME"))
+    return _words_of(game, *words_place())
 
 
 def game_words(lang: str, game: str) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from companion import registry
 from companion.cards.model import Card, localized
 from companion.i18n.grammar import agree, plural
-from companion.speech.lexicon import data, game_words
+from companion.speech.lexicon import data, game_words, words_place
 from companion.speech.numbers import fraction_words, number_words, ordinal_words, signed_words
 
 LANGS = ("fr", "en")
@@ -64,7 +64,9 @@ _ANGLE = _Pattern(r"<([A-Z][A-Z ]{1,30})>")
 _DOTTED = _Pattern(r"\b\d+(?:\.\d+)+\b")
 _ITALIC = _Pattern(r"(?<![\w/])/([A-Z][^/\n]{0,40}?)/(?![\w/])")
 _BRACKET = _Pattern(r"\[([A-Za-z0-9 ]{1,30})\]")
-_NAMED_ICON = _Pattern(r"(?P<word>[^\W\d_][\w'-]*)\s*\[(?P<code>[A-Za-z]{2,10})\]")
+# (A word is tried from its first letter only: from each of its letters, a long card text took
+# twice as long, and the first letter's try finds whatever a later one would.)
+_NAMED_ICON = _Pattern(r"(?<![^\W\d_])(?P<word>[^\W\d_][\w'-]*)\s*\[(?P<code>[A-Za-z]{2,10})\]")
 _RANGED = _Pattern(r"(?<![\w.])([+-]?)(\d+)R\b")
 _TIMES_X = _Pattern(r"(?<![\w.])([+-]?)(\d+)X\b")
 _SIGNED = _Pattern(r"(?<![\d\w.])([+-])(\d+|X)\b|(?<=[A-Za-z])([+-])(\d+|X)\b")
@@ -225,6 +227,14 @@ def for_the_ear(text: str, lang: str = "fr", game: str = "") -> str:
     lang = _lang(lang)
     if not text:
         return ""
+    return _for_the_ear(text, lang, game, words_place())
+
+
+# The same texts are said again and again: a card's text, flavour and rulings for a listener of
+# either language (they are said in the card's), a type or a name on many cards, a card read
+# again. What they become depends only on them and on the words of speech, read once per place.
+@functools.lru_cache(maxsize=2048)
+def _for_the_ear(text: str, lang: str, game: str, _place: tuple[str | None, str | None]) -> str:
     group = data(lang)["numbers"]["group"]
     s = _GROUP_MARK.sub(lambda m: ", " + group.format(n=number_words(int(m.group(1)), lang)), text) \
         if "(G" in text else text
@@ -567,7 +577,9 @@ def _sentence(text: str) -> str:
         return ""
     if text[0].islower():
         text = text[0].upper() + text[1:]
-    text = _SENTENCE_END.sub(r"\1", text)
+    # (Stripped, a text the pattern changes ends in a full stop after a mark or a space: "!.", "..".)
+    if text[-1] == "." and len(text) > 1 and (text[-2] in ".!?…" or text[-2].isspace()):
+        text = _SENTENCE_END.sub(r"\1", text)
     return text if text[-1] in ".!?…" else text.rstrip(":;,") + "."
 
 

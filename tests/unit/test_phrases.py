@@ -193,6 +193,32 @@ def test_no_digit_or_symbol_is_left_in_any_vtes_card(library: CardLibrary) -> No
     assert leftovers == {}
 
 
+def test_a_text_is_said_with_the_words_of_the_home_the_games_are_read_from(tmp_path, monkeypatch) -> None:
+    """What a text becomes is remembered (the same texts are said again and again), but for the
+    games of one place: the same game in another home, with its own words, is said its own way."""
+    import shutil
+    from pathlib import Path
+
+    from companion import registry
+
+    source = Path(__file__).resolve().parents[2] / "cardmap" / "astral"
+    said = {}
+    for home, hp in (("a", "points de vie"), ("b", "points de santé")):
+        folder = tmp_path / home / "data" / "games" / "my-astral"
+        shutil.copytree(source, folder)
+        text = (folder / "game.yaml").read_text(encoding="utf-8")
+        text = re.sub(r"(?m)^id: astral$", "id: my-astral", text).replace("PV: points de vie", f"PV: {hp}")
+        (folder / "game.yaml").write_text(text, encoding="utf-8")
+        monkeypatch.setenv("COMPANION_HOME", str(tmp_path / home))
+        registry.forget()
+        said[home] = for_the_ear("Perd 2 PV.", "fr", "my-astral")
+    monkeypatch.setenv("COMPANION_HOME", str(tmp_path / "a"))
+    registry.forget()
+    again = for_the_ear("Perd 2 PV.", "fr", "my-astral")
+    registry.forget()
+    assert said == {"a": "Perd deux points de vie.", "b": "Perd deux points de santé."}
+    assert again == said["a"]
+
 def test_cards_of_french_games_agree_in_gender() -> None:
     artifact = Card(game="res-arcana", id="test-calice", name="Calice d'essai", types=("Artefact",),
                     cost="1 Vie + 2 Or", text="Engager : +1 Mort.\nGagnez 21 Sérénité.", lang="fr")
