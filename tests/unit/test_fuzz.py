@@ -95,16 +95,25 @@ VALID_MESSAGES = [records.encode_ref("vtes:100845", kind) for kind in ("text", "
     b"".join(ndef.message_encoder([ndef.TextRecord("res-arcana:athanor", "fr"), ndef.UriRecord("https://x/card/rise:a")]))]
 
 
+# The strategies drawn from inside the composites below, made once (made at each draw, their
+# set-up by Hypothesis cost more than the tests' own work).
+_VALID = st.sampled_from(VALID_MESSAGES)
+_EDITS = st.integers(0, 6)
+_OPS = st.sampled_from(["flip", "insert", "delete", "truncate"])
+_BYTE = st.integers(0, 255)
+_INSERTED = st.binary(min_size=1, max_size=8)
+
+
 @st.composite
 def mutated_messages(draw) -> bytes:
-    data = bytearray(draw(st.sampled_from(VALID_MESSAGES)))
-    for _ in range(draw(st.integers(0, 6))):
-        op = draw(st.sampled_from(["flip", "insert", "delete", "truncate"]))
+    data = bytearray(draw(_VALID))
+    for _ in range(draw(_EDITS)):
+        op = draw(_OPS)
         i = draw(st.integers(0, max(0, len(data) - 1)))
         if op == "flip" and data:
-            data[i] = draw(st.integers(0, 255))
+            data[i] = draw(_BYTE)
         elif op == "insert":
-            data[i:i] = draw(st.binary(min_size=1, max_size=8))
+            data[i:i] = draw(_INSERTED)
         elif op == "delete" and data:
             del data[i]
         elif op == "truncate":
@@ -144,12 +153,17 @@ _HUB_TOKENS = st.sampled_from(["HELLO", "LAID", "LIFTED", "ERR", "BEAT", "tchub"
                                "read", "noreader", "\x1b[2J", "x" * 30, "", "é"])
 
 
+_HUB_KIND = st.integers(0, 2)
+_HUB_NOISE = st.binary(max_size=120)
+_HUB_BODY = st.lists(_HUB_TOKENS, max_size=7)
+
+
 @st.composite
 def hub_lines(draw) -> bytes:
-    kind = draw(st.integers(0, 2))
+    kind = draw(_HUB_KIND)
     if kind == 0:
-        return draw(st.binary(max_size=120))
-    body = " ".join(draw(st.lists(_HUB_TOKENS, max_size=7)))
+        return draw(_HUB_NOISE)
+    body = " ".join(draw(_HUB_BODY))
     if kind == 1:
         raw = body.encode("utf-8")
         from companion.readers.hub import checksum
