@@ -9,10 +9,13 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +28,33 @@ from companion.table.engine import Game
 from companion.table.journal import Journal
 
 pytestmark = pytest.mark.timeout(600)
+
+# The journals are in memory (/dev/shm) where the machine has it, as the venue tests' files: the
+# same SQLite code and fsync calls, without a disk's cost for each of the season's 880 commits and
+# each recovery's writes; a process that dies (os._exit) leaves the same files as on a disk.
+RAM = Path("/dev/shm")
+
+
+@pytest.fixture(scope="module")
+def ram_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    if not (RAM.is_dir() and os.access(RAM, os.W_OK)):
+        yield tmp_path_factory.getbasetemp()
+        return
+    root = Path(tempfile.mkdtemp(prefix="companion-journal-tests-", dir=RAM))
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _folder(root: Path, name: str) -> Path:
+    return Path(tempfile.mkdtemp(prefix=re.sub(r"[^\w.-]", "_", name)[:40] + "-", dir=root))
+
+
+@pytest.fixture
+def tmp_path(request: pytest.FixtureRequest, ram_root: Path) -> Path:
+    """A test's own folder, in memory (see above)."""
+    return _folder(ram_root, request.node.name)
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = 4096
@@ -120,12 +150,12 @@ def damage(data: bytes, kind: str, rnd: random.Random) -> bytes:
 @pytest.mark.parametrize("kind", ["truncated", "header zeroed", "last pages zeroed", "garbage"])
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1))
-def test_damaged_journals_give_back_what_survives(tmp_path_factory, kind: str, seed: int) -> None:
-    base = tmp_path_factory.mktemp("season")
+def test_damaged_journals_give_back_what_survives(ram_root: Path, kind: str, seed: int) -> None:
+    base = _folder(ram_root, "season")
     s = season(base)
     original, events = s["bytes"], s["events"]
     damaged = damage(original, kind, random.Random(seed))
-    folder = tmp_path_factory.mktemp("damaged")
+    folder = _folder(ram_root, "damaged")
     path = folder / "games.sqlite3"
     path.write_bytes(damaged)
     alive = surviving(original, damaged, events)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.cards_index import warm_index
+from tests.cli_run import run_cli
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -41,13 +42,21 @@ def read_only(folder: Path):
             folder.chmod(0o755)
 
 
-def companion(home: Path, *args: str, stdin: str = "", cache: Path | None = None) -> subprocess.CompletedProcess:
+def companion(home: Path, *args: str) -> subprocess.CompletedProcess:
+    """A first program in the read-only home: no card index it may keep (its cache is read-only
+    too, inside the home), so it builds one in memory. A process of its own, as a first start is."""
     env = {**os.environ, "COMPANION_HOME": str(home)}
-    env.pop("COMPANION_CACHE", None)  # the cache is read-only too: inside the read-only home
-    if cache is not None:  # or a read-only one holding a card index (a kiosk's, built before)
-        env["COMPANION_CACHE"] = str(cache)
+    env.pop("COMPANION_CACHE", None)
     return subprocess.run([sys.executable, "-m", "companion", "--lang", "en", *args], cwd=ROOT, env=env,
-                          input=stdin, capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120)
+
+
+def companion_with(cache: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
+    """The next programs, with a read-only cache holding a card index (a kiosk's, built before):
+    run in this process (tests/cli_run.py), the same entry point and environment, since these
+    only check what the command prints and its status (0.3 CPU-s of a child's start each)."""
+    return run_cli("--lang", "en", *args, env={"COMPANION_HOME": str(home), "COMPANION_CACHE": str(cache)},
+                   cwd=ROOT)
 
 
 def test_reading_works_and_saving_says_why_not(tmp_path: Path) -> None:
@@ -60,14 +69,14 @@ def test_reading_works_and_saving_says_why_not(tmp_path: Path) -> None:
             (home / "probe").write_text("x")  # it really is read-only
         search = companion(home, "cards", "search", "--game", "res-arcana", "athanor")
         assert search.returncode == 0 and "Athanor" in search.stdout, search.stderr
-        rules = companion(home, "rules", "--game", "vtes", "bleed", cache=cache)
+        rules = companion_with(cache, home, "rules", "--game", "vtes", "bleed")
         assert rules.returncode == 0 and rules.stdout.strip(), rules.stderr
-        scan = companion(home, "console", "--reader", "sim:vtes:100845", "--count", "1", cache=cache)
+        scan = companion_with(cache, home, "console", "--reader", "sim:vtes:100845", "--count", "1")
         assert scan.returncode == 0 and "Govern the Unaligned" in scan.stdout, scan.stderr
-        game = companion(home, "table", "--game", "vtes", "--players", "Ann,Bob", cache=cache)
+        game = companion_with(cache, home, "table", "--game", "vtes", "--players", "Ann,Bob")
         assert game.returncode == 2 and "read-only" in game.stderr
-        add = companion(home, "cards", "add", "--game", "rise", "--name", "Foo", "--type", "invocateur",
-                        "--text", "A card.", cache=cache)
+        add = companion_with(cache, home, "cards", "add", "--game", "rise", "--name", "Foo", "--type", "invocateur",
+                             "--text", "A card.")
         assert add.returncode != 0 and "cannot save: the folder is read-only" in add.stderr + add.stdout
         for run in (search, rules, scan, game, add):
             assert "Traceback" not in run.stderr, run.stderr

@@ -95,16 +95,25 @@ VALID_MESSAGES = [records.encode_ref("vtes:100845", kind) for kind in ("text", "
     b"".join(ndef.message_encoder([ndef.TextRecord("res-arcana:athanor", "fr"), ndef.UriRecord("https://x/card/rise:a")]))]
 
 
+# The strategies drawn from inside the composites below, made once (made at each draw, their
+# set-up by Hypothesis cost more than the tests' own work).
+_VALID = st.sampled_from(VALID_MESSAGES)
+_EDITS = st.integers(0, 6)
+_OPS = st.sampled_from(["flip", "insert", "delete", "truncate"])
+_BYTE = st.integers(0, 255)
+_INSERTED = st.binary(min_size=1, max_size=8)
+
+
 @st.composite
 def mutated_messages(draw) -> bytes:
-    data = bytearray(draw(st.sampled_from(VALID_MESSAGES)))
-    for _ in range(draw(st.integers(0, 6))):
-        op = draw(st.sampled_from(["flip", "insert", "delete", "truncate"]))
+    data = bytearray(draw(_VALID))
+    for _ in range(draw(_EDITS)):
+        op = draw(_OPS)
         i = draw(st.integers(0, max(0, len(data) - 1)))
         if op == "flip" and data:
-            data[i] = draw(st.integers(0, 255))
+            data[i] = draw(_BYTE)
         elif op == "insert":
-            data[i:i] = draw(st.binary(min_size=1, max_size=8))
+            data[i:i] = draw(_INSERTED)
         elif op == "delete" and data:
             del data[i]
         elif op == "truncate":
@@ -144,12 +153,17 @@ _HUB_TOKENS = st.sampled_from(["HELLO", "LAID", "LIFTED", "ERR", "BEAT", "tchub"
                                "read", "noreader", "\x1b[2J", "x" * 30, "", "é"])
 
 
+_HUB_KIND = st.integers(0, 2)
+_HUB_NOISE = st.binary(max_size=120)
+_HUB_BODY = st.lists(_HUB_TOKENS, max_size=7)
+
+
 @st.composite
 def hub_lines(draw) -> bytes:
-    kind = draw(st.integers(0, 2))
+    kind = draw(_HUB_KIND)
     if kind == 0:
-        return draw(st.binary(max_size=120))
-    body = " ".join(draw(st.lists(_HUB_TOKENS, max_size=7)))
+        return draw(_HUB_NOISE)
+    body = " ".join(draw(_HUB_BODY))
     if kind == 1:
         raw = body.encode("utf-8")
         from companion.readers.hub import checksum
@@ -204,24 +218,30 @@ _NUMBERS = st.one_of(st.integers(-20, 40).map(str), st.sampled_from(["²", "³",
                                                                         "1e3", "0x10", "-0", "+", "="]))
 
 
-@st.composite
-def command_lines(draw, game: str) -> str:
+_SIGNED = st.tuples(st.sampled_from(["", "+", "-", "="]), _NUMBERS).map("".join)
+
+
+@functools.cache
+def command_lines(game: str) -> st.SearchStrategy[str]:
+    """A game's command lines: one of its words, then up to four arguments. Made once per game
+    (a strategy built inside each draw was half of the test's time, in Hypothesis's set-up)."""
     data = _data(game)
     words = sorted(verb_words(data)) + sorted(data.words) + sorted(data.groups)
-    parts = [draw(st.sampled_from(words))]
-    for _ in range(draw(st.integers(0, 4))):
-        parts.append(draw(st.one_of(
-            st.sampled_from(PLAYERS[game] + ["1", "2", "3", "4", "a", "none", "cancel", "2d6"]),
-            _NUMBERS.map(lambda n: draw(st.sampled_from(["", "+", "-", "="])) + n),
-            st.text(max_size=8))))
-    return " ".join(parts)
+    argument = st.one_of(st.sampled_from(PLAYERS[game] + ["1", "2", "3", "4", "a", "none", "cancel", "2d6"]),
+                         _SIGNED, st.text(max_size=8))
+    return st.tuples(st.sampled_from(words), st.lists(argument, max_size=4)).map(
+        lambda line: " ".join([line[0], *line[1]]))
+
+
+@functools.cache
+def _script_lines(game: str) -> st.SearchStrategy[list[str]]:
+    return st.lists(st.one_of(command_lines(game), st.text(max_size=30)), max_size=12)
 
 
 @st.composite
 def game_scripts(draw) -> tuple[str, list[str]]:
     game = draw(st.sampled_from(GAMES))
-    lines = draw(st.lists(st.one_of(command_lines(game), st.text(max_size=30)), max_size=12))
-    return game, lines
+    return game, draw(_script_lines(game))
 
 
 @fuzz(examples=100)
@@ -316,6 +336,25 @@ _PAYLOADS = st.one_of(
     st.text(max_size=40))
 
 
+@functools.cache
+def _played_journal() -> tuple[bytes, list[int]]:
+    """Game 1, played a little by the engine, as the closed journal's bytes and its event ids:
+    played once, each input damages a copy of the same file (not a fixture: a soak calls the
+    test itself, round after round)."""
+    with _tmpdir() as tmp:
+        path = Path(tmp) / "games.sqlite3"
+        with Journal(path) as journal:
+            game = Game.new(journal, "vtes", ["Ann", "Bob", "Cy"], seed=3, data=_data("vtes"))
+            assert game.id == 1
+            parser = Parser(game.data, ["Ann", "Bob", "Cy"], crypt_card=lambda name: None)
+            for line in ("pool 1 -1", "pool 2 -2", "undo", "pool 3 -3", "next", "undo", "redo", "vp 1 +1"):
+                game.apply(parser.parse(line))
+            ids = journal.event_ids(game.id)
+            game.close()
+        assert sorted(p.name for p in Path(tmp).iterdir() if p.name != "games.sqlite3.locks") == ["games.sqlite3"]
+        return path.read_bytes(), ids
+
+
 @fuzz(examples=120)
 @given(st.lists(st.tuples(st.integers(0, 9), _PAYLOADS), min_size=1, max_size=4))
 @example([(2, "{not json"), (3, '{"effects": [{"p": ["seats", 9, "x"], "n": 1}], "undoable": true}'), (4, "[1, 2]")])
@@ -328,15 +367,11 @@ _PAYLOADS = st.one_of(
 @example([(8, '{"effects": [{"p": ["phase"]}], "undoable": false, "targets": []}')])
 def test_journal_payloads_never_stop_a_resume(edits: list[tuple[int, str]]) -> None:
     TRIED["payloads"] += 1
+    played, ids = _played_journal()
+    parser = Parser(_data("vtes"), ["Ann", "Bob", "Cy"], crypt_card=lambda name: None)
     with _tmpdir() as tmp:
         path = Path(tmp) / "games.sqlite3"
-        with Journal(path) as journal:
-            game = Game.new(journal, "vtes", ["Ann", "Bob", "Cy"], seed=3, data=_data("vtes"))
-            parser = Parser(game.data, ["Ann", "Bob", "Cy"], crypt_card=lambda name: None)
-            for line in ("pool 1 -1", "pool 2 -2", "undo", "pool 3 -3", "next", "undo", "redo", "vp 1 +1"):
-                game.apply(parser.parse(line))
-            ids = journal.event_ids(game.id)
-            game.close()
+        path.write_bytes(played)
         db = sqlite3.connect(path)
         for index, payload in edits:
             db.execute("UPDATE events SET payload = ? WHERE id = ?", (payload, ids[index % len(ids)]))

@@ -48,37 +48,48 @@ def shape(x, ctx):
 
 ours = sorted(glob.glob(os.path.join(sys.argv[1], "**", "*.kv"), recursive=True))
 files = [os.path.join(kivy_data_dir, "style.kv")] + ours
-out = {}
-kinds = set()
-for path in files:
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    if sys.argv[2:]:
-        text = text.replace(sys.argv[2], sys.argv[3])
-    parser = Parser(content=text, filename=path)
-    name = os.path.relpath(path, os.path.dirname(sys.argv[1])) if path in ours else "style.kv"
-    state = ("rules", "templates", "root", "sourcecode", "directives", "dynamic_classes")
-    out[name] = [shape(getattr(parser, n), parser) for n in state]
-    # One rule for several selectors stays one rule.
-    out[name].append(len({id(rule) for _selector, rule in parser.rules}))
-    kinds |= {type(rule).__name__ for _selector, rule in parser.rules}
-print(json.dumps([sorted(kinds), out]))
+# Each variant (a JSON list of [old, new] text replacements, none for the files as they are) on a line.
+for variant in json.loads(sys.argv[2]):
+    out = {}
+    kinds = set()
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for old, new in variant:
+            text = text.replace(old, new)
+        parser = Parser(content=text, filename=path)
+        name = os.path.relpath(path, os.path.dirname(sys.argv[1])) if path in ours else "style.kv"
+        state = ("rules", "templates", "root", "sourcecode", "directives", "dynamic_classes")
+        out[name] = [shape(getattr(parser, n), parser) for n in state]
+        # One rule for several selectors stays one rule.
+        out[name].append(len({id(rule) for _selector, rule in parser.rules}))
+        kinds |= {type(rule).__name__ for _selector, rule in parser.rules}
+    print(json.dumps([sorted(kinds), out]))
 """
 
 
-def _rules(cache: Path, kept: bool, *replace: str, read: bool | None = None) -> dict[str, object]:
-    """Each kv file's rules as a fresh program parses them; ``read``: whether they must have
-    come from kept files (True), from Kivy's parse (False), or either (None)."""
+def _variants(cache: Path, kept: bool, variants: list[list[tuple[str, str]]],
+              read: bool | None = None) -> list[dict[str, object]]:
+    """Each kv file's rules as a fresh program parses them, once per variant of the texts (a list
+    of text replacements); ``read``: whether they must have come from kept files (True), from
+    Kivy's parse (False), or either (None)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), COMPANION_CACHE=str(cache), COMPANION_KV_KEPT="1" if kept else "0",
                KIVY_NO_ARGS="1", KIVY_NO_CONSOLELOG="1",
                PYTHONHASHSEED="0")  # Kivy lists an expression's watched keys from a set: one order in all
     # Under a desktop's umask (002: files its group may write), what is kept must still be read.
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(ROOT / "companion" / "ui"), *replace], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120, umask=0o002)
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(ROOT / "companion" / "ui"), json.dumps(variants)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, umask=0o002)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    kinds, rules = json.loads(proc.stdout.strip().splitlines()[-1])
-    if read is not None:
-        assert kinds == (["KeptRule"] if read else ["ParserRule"])
+    found = [json.loads(line) for line in proc.stdout.strip().splitlines()[-len(variants):]]
+    assert len(found) == len(variants)
+    for kinds, _rules in found:
+        if read is not None:
+            assert kinds == (["KeptRule"] if read else ["ParserRule"])
+    return [rules for _kinds, rules in found]
+
+
+def _rules(cache: Path, kept: bool, *replace: str, read: bool | None = None) -> dict[str, object]:
+    (rules,) = _variants(cache, kept, [[(replace[0], replace[1])] if replace else []], read=read)
     return rules
 
 
@@ -100,7 +111,10 @@ def _after_first_start(first_start: tuple[Path, dict[str, object]], cache: Path)
 
 @pytest.mark.timeout(300)
 def test_kept_rules_are_kivys_own_parse_and_an_edit_is_parsed_again(tmp_path: Path, first_start) -> None:
-    parsed = _rules(tmp_path / "none", kept=False, read=False)
+    # Kivy's own parse, of the texts as they are and edited: one program (nothing kept, nothing
+    # read: a second parse in it is a first parse, as in a program of its own).
+    parsed, edited_by_kivy = _variants(tmp_path / "none", False, [[], [("theme.gap / 3", "theme.gap / 4")]],
+                                       read=False)
     assert {"style.kv", "ui/kv/home.kv", "ui/widgets/widgets.kv"} <= set(parsed)
     assert not (tmp_path / "none" / "kv").exists()
     first = _after_first_start(first_start, tmp_path)
@@ -110,7 +124,7 @@ def test_kept_rules_are_kivys_own_parse_and_an_edit_is_parsed_again(tmp_path: Pa
     # An edited text is not answered from what was kept for the old one.
     edited = _rules(tmp_path, True, "theme.gap / 3", "theme.gap / 4")  # home.kv parsed, the others read
     assert edited["ui/kv/home.kv"] != parsed["ui/kv/home.kv"]
-    assert edited == _rules(tmp_path / "other", False, "theme.gap / 3", "theme.gap / 4")
+    assert edited == edited_by_kivy
 
 
 @pytest.mark.timeout(300)
