@@ -27,19 +27,38 @@ $(STAMP): pyproject.toml deploy/system-packages.sh
 	@# nox's venvs too (a fresh venv here: 30 s with uv, 95 s with pip); pip if uv cannot be had.
 	@# Nothing compiled at install (uv's --compile-bytecode: 10 CPU-s, a quarter of it numpy's, which
 	@# nothing here imports): the compile below takes only the packages the program and its tests load.
+	@# First from uv's cache alone (--offline), as noxfile.py does: on a machine that has installed them
+	@# before, asking the index again costs 3 of the 3.4 CPU-s of this install (uv parses every
+	@# package's index page); anything missing from the cache (a fresh machine, a new requirement)
+	@# makes it fail before it installs anything, and the index is asked.
+	@# The program itself is not built (an editable install: setuptools in a build venv, 2.5 CPU-s at
+	@# every fresh clone): a .pth file puts this folder on the venv's path, as noxfile.py does; the
+	@# package's build and metadata are test_wheel.py's. (Nothing here runs the `table-companion`
+	@# command an install would add: the Makefile and the tests run `python -m companion`.)
 	@uv=$$(command -v uv) || { uv=$(BIN)/uv; test -x $$uv || $(PYTHON) -m pip --python $(BIN)/python install -q \
 			--disable-pip-version-check uv 2>/dev/null || { $(BIN)/python -m ensurepip >/dev/null && $(BIN)/python -m pip \
 			install -q --disable-pip-version-check uv; }; }; \
-	$$uv pip install -q --python $(BIN)/python -e '.[dev]' \
+	{ $$uv pip install -q --offline --python $(BIN)/python -r pyproject.toml --extra dev 2>/dev/null \
+		|| $$uv pip install -q --python $(BIN)/python -r pyproject.toml --extra dev; } \
+		&& for site in $(VENV)/lib/python*/site-packages; do echo "$(CURDIR)" > $$site/table_companion_source.pth; done \
 		|| { $(BIN)/python -m ensurepip >/dev/null; $(BIN)/python -m pip install -q --upgrade pip && $(BIN)/python -m pip install -q -e '.[dev]'; }
 	@# Compiled once here, in parallel, rather than by the first processes that import them, all at
 	@# once (pytest's xdist workers collect the same modules side by side): what the program, its
 	@# tests and their tools load. Left out, compiled by Python if something ever imports them:
 	@# numpy (krcg's seating, unused here), setuptools and pkg_resources (builds), docutils (Kivy's
 	@# optional helper), pygments' lexers but pytest's two, virtualenv and distlib (nox builds with uv),
-	@# Kivy's own tests and tools, playwright's asyncio API (the tests drive the sync one).
-	@$(BIN)/python -m compileall -q -j 0 -x '/site-packages/(numpy|setuptools|pkg_resources|_distutils_hack|docutils|pygments/lexers/(?!(__init__|_mapping|python|diff)\.py)|virtualenv|distlib|pip|kivy/tests/test_|kivy/tools|playwright/async_api|greenlet/tests)' \
-		$(VENV)/lib/python*/site-packages companion > /dev/null
+	@# Kivy's own tests and tools and its video, audio and camera providers, playwright's asyncio API
+	@# (the tests drive the sync one), cffi and pycparser (build-time), rich's markdown (markdown_it,
+	@# mdurl), unidecode's per-character-block tables, filelock's soft/sqlite/async locks, dateutil's
+	@# parser, packaging's licences, urllib3's emscripten: none read in a whole run (their compiled
+	@# files' access times, fresh clone). And pytest's plugins (hypothesis, xdist, pytest_timeout):
+	@# pytest imports them through its assertion rewriter, from pycs of its own, never these.
+	@# Two compileall processes on halves of the list, not `compileall -j 0`: its pool sends the files
+	@# one by one to its workers (2.5 of its 9.5 CPU-s here).
+	@list=$$(mktemp -d) && find $(VENV)/lib/python*/site-packages companion -name '*.py' \
+		| grep -Pv '/site-packages/(numpy|setuptools|pkg_resources|_distutils_hack|docutils|pygments/lexers/(?!(__init__|_mapping|python|diff)\.py)|virtualenv|distlib|pip/|kivy/tests/test_|kivy/tools|kivy/core/(video|audio|camera)|playwright/async_api|greenlet/tests|cffi|pycparser|markdown_it|mdurl|unidecode/x\d|filelock/_(soft|sqlite|async_lock)|dateutil/parser|packaging/licenses|urllib3/contrib/emscripten|hypothesis|_hypothesis|xdist/|pytest_timeout)' \
+		| split -n r/2 - $$list/part && { for part in $$list/part*; do $(BIN)/python -m compileall -q -i $$part > /dev/null & done; wait; }; \
+		rm -rf $$list
 	@touch $(STAMP)
 
 run: setup

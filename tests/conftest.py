@@ -14,7 +14,9 @@ Under pytest-xdist (``make test`` runs ``-n auto --dist loadfile``) each test fi
 worker, the costliest files first; a worker that runs window tests makes its one Kivy window once.
 """
 
+import atexit
 import importlib.util
+import logging
 import os
 import subprocess
 import sys
@@ -82,6 +84,7 @@ NO_SEEDS = f"rulebooks: not at {SEEDS} (set COMPANION_SEEDS): the tests that rea
 
 def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):  # an xdist worker: the controller started the build
+        atexit.register(_worker_exit)
         return
     Path(os.environ["COMPANION_CACHE"]).mkdir(parents=True, exist_ok=True)
     if not _INDEX_READY.exists():
@@ -90,6 +93,24 @@ def pytest_configure(config: pytest.Config) -> None:
             [sys.executable, "-c", _BUILD_INDEX, str(_INDEX_READY)], cwd=ROOT, env=env,
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _rewrite_for_workers(config)
+
+
+def _worker_exit() -> None:
+    """An xdist worker's last act, once its tests have run, its results have reached the controller
+    and its channel is closed: leave without the interpreter's teardown, which freed every object
+    of a worker that had drawn windows one by one (about 1 CPU-second per window worker, more than
+    its Kivy window cost to make). Registered at configure time, so it runs after every exit
+    handler registered since (they run last-registered first); of those registered before, only
+    logging's does anything in a worker, and is run here. Only the workers: their exit status is
+    not read (the controller has every result from the channel), where a pytest of its own, or a
+    pytest started by a test, exits with its status."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except (AttributeError, OSError, ValueError):
+            pass
+    os._exit(0)
 
 
 def _rewrite_for_workers(config: pytest.Config) -> None:
