@@ -18,6 +18,9 @@ from companion.cards.library import CardLibrary
 from companion.i18n import t
 from companion.tags import collection, writer
 
+# A card that left mid-write or did not answer: laying it again is all it takes, the deck goes on.
+AGAIN = frozenset({"tag.lifted", "tag.unreadable"})
+
 
 def enroll_deck(args: argparse.Namespace, library: CardLibrary) -> int:
     try:
@@ -49,6 +52,10 @@ def enroll_deck(args: argparse.Namespace, library: CardLibrary) -> int:
             except writer.TagError as exc:
                 if exc.key == "tag.same":  # the card just done is still there: wait for the next
                     time.sleep(0.2)
+                    continue
+                if exc.key in AGAIN:  # nothing to fix but the card's place: say so, wait for it again
+                    print(str(exc), file=sys.stderr, flush=True)
+                    print(t("tag.enroll.lay", name=card.name, n=number, total=total), flush=True)
                     continue
                 print(str(exc), file=sys.stderr, flush=True)
                 print(t("tag.enroll.resume", n=number), file=sys.stderr, flush=True)

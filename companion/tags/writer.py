@@ -62,13 +62,41 @@ class TagInfo:
         }
 
 
+READS = 3  # a tag's NDEF read this many times at most before it is called unreadable
+
+
+def _ndef(tag: Any) -> Any:
+    """nfcpy's ``tag.ndef``, told apart from a failed read. nfcpy answers None both for a tag with
+    no NDEF management data and for one whose first pages did not answer in time (a card at the
+    edge of the field, a busy reader); the second is read again, not called unformatted."""
+    import nfc.tag
+    import nfc.tag.tt2
+
+    if not isinstance(tag, nfc.tag.tt2.Type2Tag):  # only a Type 2 tag's pages are read here
+        ndef_obj = tag.ndef
+        if ndef_obj is None and not tag.is_present:
+            raise TagError("tag.lifted")
+        return ndef_obj
+    for _ in range(READS):
+        ndef_obj = tag.ndef
+        if ndef_obj is not None:
+            return ndef_obj
+        if not tag.is_present:
+            raise TagError("tag.lifted")
+        try:
+            capability = bytes(tag.read(3))[:4]
+        except nfc.tag.TagCommandError:
+            continue
+        if capability[0] != 0xE1 or capability[1] >> 4 != 1:
+            return None  # no NDEF management data (or a mapping nfcpy cannot read): not formatted
+    raise TagError("tag.unreadable")
+
+
 def inspect(tag: Any) -> TagInfo:
     """What is on the tag. A card that left during the read is an error, not an empty tag."""
     uid = bytes(tag.identifier).hex().upper()
-    ndef_obj = tag.ndef
+    ndef_obj = _ndef(tag)
     if ndef_obj is None:
-        if not tag.is_present:
-            raise TagError("tag.lifted")
         return TagInfo(uid=uid, product=str(tag.product), type=str(tag.type), formatted=False)
     data = bytes(ndef_obj.octets)
     return TagInfo(uid=uid, product=str(tag.product), type=str(tag.type), formatted=True,
@@ -85,10 +113,8 @@ def write_ref(tag: Any, ref: str, kind: str = "text") -> TagInfo:
         data = records.encode_ref(ref, kind)
     except ValueError:
         raise TagError("tag.bad_ref", ref=ref, example=registry.example_ref()) from None
-    ndef_obj = tag.ndef
+    ndef_obj = _ndef(tag)
     if ndef_obj is None:
-        if not tag.is_present:
-            raise TagError("tag.lifted")
         raise TagError("tag.not_formatted")
     if not ndef_obj.is_writeable:
         raise TagError("tag.locked")

@@ -218,6 +218,7 @@ class Ntag21x:
         self._state = self.IDLE
         self._pending: tuple[tuple[str, int], str, float] | None = None
         self._reads_left: int | None = None
+        self._reads_missed = 0
         self._activated = False
         self._lock = threading.RLock()
         self._sock: socket.socket | None = None
@@ -296,6 +297,12 @@ class Ntag21x:
             self._reads_left = n
             if n <= 0:
                 self.lift()
+
+    def miss_reads(self, n: int) -> None:
+        """Leave the next ``n`` READ commands unanswered, the card staying selected: a card at the
+        edge of the field, or a reader's answer that came too late on a loaded machine."""
+        with self._lock:
+            self._reads_missed = n
 
     @property
     def memory(self) -> bytes | None:
@@ -379,6 +386,9 @@ class Ntag21x:
             return None
         command = frame[0]
         if command == 0x30 and len(frame) == 2:
+            if self._reads_missed > 0:
+                self._reads_missed -= 1
+                return None
             data = card.read(frame[1])
             if data is None:
                 self._state = self.IDLE

@@ -65,6 +65,9 @@ def test_enroll_a_deck_card_after_card(tmp_path: Path) -> None:
             _wait_for(lines, "(1 / 3)", seen)
             _wait_for(lines, "Posez Govern the Unaligned (2 / 3)", seen)
             time.sleep(0.5)  # the first card is still on the reader: it must not be taken again
+            # The second card slips off mid-read: the deck does not stop, the card is asked again.
+            emu.lay("04000000000002", lift_after_reads=2)
+            _wait_for(lines, "Posez Govern the Unaligned (2 / 3)", seen)
             second = emu.lay("04000000000002")
             _wait_for(lines, "04000000000002", seen)
             _wait_for(lines, "Posez Deflection (3 / 3)", seen)
@@ -77,6 +80,10 @@ def test_enroll_a_deck_card_after_card(tmp_path: Path) -> None:
         assert second.message() == records.encode_ref("vtes:100845")
         assert third.message() == records.encode_ref("vtes:100518")
         assert not any("04000000000001" in line and "(2 / 3)" in line for line in seen)
+        said_last = ""
+        while not said_last.startswith("[exit"):  # the pump's last item: the exit and the stderr
+            said_last = lines.get(timeout=10) or ""
+        assert "La carte a quitté le lecteur" in said_last
 
 
 def test_enroll_refuses_an_unreadable_deck(tmp_path: Path) -> None:
