@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from companion import paths, registry
+from companion.cards import gcpause
 
 if TYPE_CHECKING:
     from companion.cards.gamedata import GameInfo
@@ -104,10 +105,11 @@ def build(cardmap: Path | None = None, overlay: Path | None = None, with_sources
     for done, (game_id, folder) in enumerate(wanted):
         if progress is not None:
             progress(done, len(wanted), game_id)
-        if folder is not None:
-            _load_folder(catalog, folder, cardmap, with_sources)
-        if game_id in own:
-            _load_overlay(catalog, own[game_id])
+        with gcpause.paused():  # thousands of cards and their source's objects, none garbage
+            if folder is not None:
+                _load_folder(catalog, folder, cardmap, with_sources)
+            if game_id in own:
+                _load_overlay(catalog, own[game_id])
     return catalog
 
 

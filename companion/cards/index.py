@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 
 from companion import paths, registry
 from companion.cards import catalog as catalog_mod
+from companion.cards import gcpause
 from companion.cards.catalog import Catalog
 from companion.cards.gamedata import GameInfo
 from companion.cards.model import LATER, STORED, Card, later_json
@@ -665,16 +666,17 @@ def load(cardmap: Path | None = None, overlay: Path | None = None, rebuild: bool
     if not paths.writable(db_path.parent):  # a read-only home: the index is rebuilt each start
         log.info("card index not saved: %s is read-only", db_path.parent)
         return result, True
-    rows.update({g: _row(fresh, g, keys[g]) for g in stale})
-    # A first build ranks the search's parts with the cards (a first start takes its time
-    # anyway); after a change to some games the first search ranks those that changed
-    # (``search_index``), finding the others among the parts kept, written again here.
-    if len(stale) < len(keys):
-        search = _old_search_rows(db_path)
-    else:
-        from companion.cards.search import SearchIndex
+    with gcpause.paused():  # the rows' bytes and the search's tables, none garbage
+        rows.update({g: _row(fresh, g, keys[g]) for g in stale})
+        # A first build ranks the search's parts with the cards (a first start takes its time
+        # anyway); after a change to some games the first search ranks those that changed
+        # (``search_index``), finding the others among the parts kept, written again here.
+        if len(stale) < len(keys):
+            search = _old_search_rows(db_path)
+        else:
+            from companion.cards.search import SearchIndex
 
-        search = _search_rows(keys, SearchIndex(all_cards(result)))
+            search = _search_rows(keys, SearchIndex(all_cards(result)))
     try:
         _write(db_path, keys, rows, search)
     except (OSError, sqlite3.Error) as exc:  # a read-only cache must not stop the game

@@ -46,6 +46,7 @@ from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 
+from companion.cards import gcpause
 from companion.cards.model import Card
 
 log = logging.getLogger(__name__)
@@ -1050,6 +1051,7 @@ def _fresh_plans(game: str, places: list[int], items: list[Card], stored: Mappin
     return plans
 
 
+@gcpause.paused()  # thousands of tables and ranked lists, none garbage
 def assemble(cards: Sequence[Card], stored: Mapping[str, PartRecord] | None = None,
              known: Mapping[str, Sequence[str]] | None = None,
              trusted: Sequence[Sequence[str]] | None = None) -> SearchIndex:
