@@ -40,7 +40,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, combinations, compress, groupby, islice, repeat
-from operator import add, and_, mul, or_, rshift, sub, truediv
+from operator import and_, getitem, or_, rshift, sub
 from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from rapidfuzz import fuzz
@@ -176,8 +176,10 @@ class _TypoForms:
 
     def words(self, keys: Iterable[int]) -> list[int]:
         """The numbers of the words that have a form of one of ``keys`` (one may come twice)."""
-        if self.lookup is not None:
-            return list(chain.from_iterable(filter(None, map(self.lookup.get, keys))))
+        lookup = self.lookup
+        if lookup is not None:
+            # The keys of the dict among ``keys``: one probe a key, in C (most are none of its).
+            return list(chain.from_iterable(map(lookup.__getitem__, lookup.keys() & keys)))
         keys = list(keys)
         stored, numbers, last, starts = self._keys, self._words, len(self._keys), self._starts
         found = []
@@ -622,12 +624,15 @@ class DocIndex(Generic[T]):
             more = order.more
             for i in compress(range(len(docs)), map(more.__contains__, docs)):
                 best[i] = max(best[i], *map(ratio, repeat(q), more[docs[i]]))
-        bonus = map(truediv, map(mul, repeat(2), best), repeat(100))  # 2 * r / 100, as per query
-        special = self._name_bonus(q)
-        if special:  # a name that is, or starts with, the query: its bonus instead
-            bonus = map(special.get, docs, bonus)
-        keys = list(map(or_, map(order.keys.__getitem__, map(add, map(bases.__getitem__, codes.values()), bonus)),
+        # Each code's table turns a document's best ratio into its score's sort key (``_Order``).
+        keys = list(map(or_, map(getitem, map(order.tables(bases).__getitem__, codes.values()), best),
                         map(order.place.__getitem__, docs)))
+        special = self._name_bonus(q)
+        if special:  # a name that is, or starts with, the query: its bonus instead of the ratio's
+            score_keys, place = order.keys, order.place
+            for i in compress(range(len(docs)), map(special.__contains__, docs)):
+                d = docs[i]
+                keys[i] = score_keys[bases[codes[d]] + special[d]] | place[d]
         keys.sort()
         ranked = list(map(order.docs.__getitem__, map(and_, keys, repeat(order.mask))))
         return ranked, map(sub, repeat(_MILLIS), map(rshift, keys, repeat(order.shift)))
@@ -818,6 +823,14 @@ class _Order:
         self.second = [own[1] if len(own) > 1 else None for own in names] if several else None
         self.more = {d: own[2:] for d, own in enumerate(names) if len(own) > 2}
         self.keys = _Keys(self.shift)
+        self._tables: dict[int, list[_RatioKeys]] = {}
+
+    def tables(self, bases: tuple[float, ...]) -> list[_RatioKeys]:
+        """For a query word whose codes score ``bases``: each code's ratio → sort key table."""
+        tables = self._tables.get(id(bases))
+        if tables is None:  # ``bases`` are the index's own (one tuple a word length): kept alive by it
+            tables = self._tables[id(bases)] = [_RatioKeys(base, self.keys) for base in bases]
+        return tables
 
 
 class _Keys(dict[float, int]):
@@ -832,6 +845,20 @@ class _Keys(dict[float, int]):
         if not 0 <= millis < _MILLIS:
             raise ValueError(f"a score out of range: {score}")
         key = self[score] = (_MILLIS - millis) << self.shift
+        return key
+
+
+class _RatioKeys(dict[float, int]):
+    """For one match code of one query length: a document's best name ratio → the sort key of
+    its score (the code's score plus the ratio's bonus, 2 * r / 100 as a query adds it), made when
+    first asked. One lookup a document where the sum and its key's lookup were five steps."""
+
+    def __init__(self, base: float, keys: _Keys) -> None:
+        super().__init__()
+        self.base, self.keys = base, keys
+
+    def __missing__(self, best: float) -> int:
+        key = self[best] = self.keys[self.base + 2 * best / 100]
         return key
 
 
