@@ -126,34 +126,42 @@ class _TypoForms:
         self._keys, self._words, self._slots, self._starts = keys, words, slots, starts
         self._shift = 33 - size.bit_length()  # a key's slot: its top bits, as many as the filter has
         self.lookup: dict[int, tuple[int, ...]] | None = None  # see ``build``
+        self.owns: list[tuple[int, ...]] = []  # see ``build``
 
     @classmethod
     def build(cls, words: Sequence[str]) -> _TypoForms:
         """The forms of the name ``words`` (sorted: the numbers are their places), with a dict of
         them (``lookup``) that the one building the index uses as long as it ranks (a lookup
-        there is a tenth of a bisection; a card index's build looks up every token's typos)."""
+        there is a tenth of a bisection; a card index's build looks up every token's typos), and
+        each word's own forms (``owns``: a name word's typos are looked up with the very forms
+        made here)."""
         lookup: dict[int, tuple[int, ...]] = {}  # a form's key → its words' numbers
         forms = lookup.keys()
+        every: list[int] = []  # each word's forms, a form of several words once per word
+        owns: list[tuple[int, ...]] = []
         for i, word in enumerate(words):
             depth = _stored_depth(word)
             if depth < 0:
+                owns.append(())
                 continue
             own = set(_deletions(word, depth))
+            every += own
+            owns.append(tuple(own))
             shared = own & forms  # a set operation in C: most forms belong to one word
             for form in shared:
                 lookup[form] = (*lookup[form], i)
             lookup.update(dict.fromkeys(own - shared, (i,)))
+        every.sort()  # the keys as stored: a form of several words once per word, each step in C
         ordered = sorted(lookup)
-        found = list(map(lookup.__getitem__, ordered))
-        # A form of several words: its key once per word, each step in C.
-        keys = array("I", chain.from_iterable(map(repeat, ordered, map(len, found))))
-        size = max(64, 1 << (4 * len(keys)).bit_length())
+        size = max(64, 1 << (4 * len(every)).bit_length())
         shift = 33 - size.bit_length()
         slots = bytearray(size)
         deque(map(slots.__setitem__, map(shift.__rrshift__, ordered), repeat(1)), 0)  # each key's slot: 1
-        starts = array("I", map(bisect.bisect_left, repeat(keys), range(0, (1 << 32) + 1, 1 << _START_SHIFT)))
-        typos = cls(keys, _packed(chain.from_iterable(found)), bytes(slots), starts)
-        typos.lookup = lookup
+        # Found in the list (the array's items would be made into numbers at each step).
+        starts = array("I", map(bisect.bisect_left, repeat(every), range(0, (1 << 32) + 1, 1 << _START_SHIFT)))
+        typos = cls(array("I", every), _packed(chain.from_iterable(map(lookup.__getitem__, ordered))),
+                    bytes(slots), starts)
+        typos.lookup, typos.owns = lookup, owns
         return typos
 
     def segments(self) -> dict[str, array | bytes]:
@@ -454,15 +462,16 @@ class DocIndex(Generic[T]):
         order = _Order(self._names, self._first_len)
         for token in tokens:
             found = self._word_codes(token)
-            ranked, millis = self._rank(token, found, order)
+            keys = self._rank(token, found, order)
+            ranked = list(map(order.docs.__getitem__, map(and_, keys, repeat(order.mask))))
             docs += ranked
-            scores += millis
+            scores += map(sub, repeat(_MILLIS), map(rshift, keys, repeat(order.shift)))
             codes += map(found.__getitem__, ranked)
             offsets.append(len(docs))
         self._tokens = tokens
         self._offsets, self._docs, self._scores, self._codes = map(_packed, (offsets, docs, scores, codes))
         self._name_prefixes = self._text_prefixes = self._text_map = {}
-        self._typos.lookup = None  # 8 MB: the flat arrays answer the queries from now on
+        self._typos.lookup, self._typos.owns = None, []  # 8 MB: the flat arrays answer the queries from now on
 
     # --- the cache -----------------------------------------------------------------------
     def segments(self) -> tuple[dict[str, Any], dict[str, array | str | bytes]]:
@@ -538,7 +547,8 @@ class DocIndex(Generic[T]):
         # Keys hashed otherwise (see _check_key): built again, as a first build does.
         self._typos = (_TypoForms.restore(self._segments) if self._check == _check_key()
                        else _TypoForms.build(self._name_words))
-        self._typos.lookup = None  # as a ranked index built here keeps them: the flat arrays alone
+        # As a ranked index built here keeps them: the flat arrays alone.
+        self._typos.lookup, self._typos.owns = None, []
 
     # --- matching one query word ---------------------------------------------------------
     def _token(self, word: str) -> int | None:
@@ -548,8 +558,13 @@ class DocIndex(Generic[T]):
 
     def _scan_near(self, word: str, edits: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """Name words one and two edits away from ``word``, through the deletion index."""
-        words = self._name_words
-        found = set(map(words.__getitem__, self._typos.words(_deletions(word, edits))))
+        words, typos = self._name_words, self._typos
+        keys: Iterable[int] | None = None
+        if typos.owns and _stored_depth(word) == edits:  # a name word's forms: made with the index
+            at = bisect.bisect_left(words, word)
+            if at < len(words) and words[at] == word:
+                keys = typos.owns[at]
+        found = set(map(words.__getitem__, typos.words(_deletions(word, edits) if keys is None else keys)))
         near: tuple[list[str], ...] = ([], [], [], [])  # by distance; edits + 1: too far
         for other in found:
             near[OSA.distance(word, other, score_cutoff=edits)].append(other)
@@ -610,9 +625,10 @@ class DocIndex(Generic[T]):
             return best
         return {d: bases[code] for d, code in self._word_codes(word).items()}
 
-    def _rank(self, q: str, codes: dict[int, int], order: _Order) -> tuple[list[int], Iterable[int]]:
-        """A one-word query's documents, best first, and their scores in thousandths: each score
-        as ``search_normalized`` adds it up (the same float steps: the same rounding). Every step
+    def _rank(self, q: str, codes: dict[int, int], order: _Order) -> list[int]:
+        """A one-word query's documents, best first, as their sort keys (``_Order``: each holds
+        the document's place and its score in thousandths, each score as ``search_normalized``
+        adds it up: the same float steps, the same rounding). Every step
         is a ``map`` (run in C: the largest game's tokens have 270,000 documents in all, and a
         line of Python for each took a second)."""
         bases = self._bases[len(q)] if len(q) < len(self._bases) else _HEAD
@@ -634,8 +650,7 @@ class DocIndex(Generic[T]):
                 d = docs[i]
                 keys[i] = score_keys[bases[codes[d]] + special[d]] | place[d]
         keys.sort()
-        ranked = list(map(order.docs.__getitem__, map(and_, keys, repeat(order.mask))))
-        return ranked, map(sub, repeat(_MILLIS), map(rshift, keys, repeat(order.shift)))
+        return keys
 
     # --- the query -----------------------------------------------------------------------
     def search(self, query: str, limit: int = 20, allowed: Allowed | None = None) -> list[Hit[T]]:
@@ -809,7 +824,8 @@ class _Order:
     document's first and second names (the others apart: few have more); and ``keys``, each
     score seen → what it sorts as: its thousandths (``round(score, 3)``, the slow part, once a
     score), from ``_MILLIS`` down, shifted above a place. A score and a place make one number
-    that sorts as (-score, first name's length, document) does."""
+    that sorts as (-score, first name's length, document) does (and stays below 2 ** 30, a
+    number that Python sorts and combines fastest, for 8,000 documents)."""
 
     def __init__(self, names: Sequence[tuple[str, ...]], first_len: Sequence[int]) -> None:
         self.docs = sorted(range(len(first_len)), key=lambda d: (first_len[d], d))
@@ -850,8 +866,8 @@ class _Keys(dict[float, int]):
 
 class _RatioKeys(dict[float, int]):
     """For one match code of one query length: a document's best name ratio → the sort key of
-    its score (the code's score plus the ratio's bonus, 2 * r / 100 as a query adds it), made when
-    first asked. One lookup a document where the sum and its key's lookup were five steps."""
+    its score (the code's score plus the ratio's bonus, 2 * r / 100 as a query adds it), made
+    when first asked. One lookup a document where the sum and its key's lookup were five steps."""
 
     def __init__(self, base: float, keys: _Keys) -> None:
         super().__init__()
