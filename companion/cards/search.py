@@ -201,7 +201,7 @@ class _TypoForms:
 
 
 def _prefix_table(words: list[str], shortest: int) -> dict[str, tuple[str, ...]]:
-    """Each prefix of ``shortest`` letters or more of the sorted ``words`` → the words it starts."""
+    """Each prefix of ``shortest`` letters or more of ``words`` → the words it starts, in their order."""
     table: dict[str, list[str]] = {}
     for word in words:
         for end in range(shortest, len(word) + 1):
@@ -420,8 +420,9 @@ class DocIndex(Generic[T]):
         self._text_map = {w: tuple(sorted(text_map[w])) for w in text_words}
         self._typos = _TypoForms.build(self._name_words)
         # Every prefix of a word (2 letters or more for names, 4 for texts: shorter ones are not
-        # completed) → the words it starts, in sorted order.
-        self._name_prefixes = _prefix_table(self._name_words, 2)
+        # completed) → the words it starts: a name's longest first (``_word_codes`` scores them
+        # by their length), a text's in sorted order.
+        self._name_prefixes = _prefix_table(sorted(self._name_words, key=len, reverse=True), 2)
         self._text_prefixes = _prefix_table(text_words, 4)
         for prefix, last in (context.cuts.items() if context is not None else ()):
             found = self._text_prefixes.get(prefix)
@@ -598,7 +599,7 @@ class DocIndex(Generic[T]):
         if completions:
             # A shorter completion scores higher: written after the longer ones, it keeps the
             # document. The only one as long as the word is the word itself (exact, below).
-            for length, group in groupby(sorted(completions, key=len, reverse=True), len):
+            for length, group in groupby(completions, len):  # longest first (``_name_prefixes``)
                 if length > len(word):
                     best.update(dict.fromkeys(chain.from_iterable(map(name_map.__getitem__, group)),
                                               _PREFIX + length))
