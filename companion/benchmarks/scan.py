@@ -2,8 +2,10 @@
 
 The clock starts when the emulated card completes its first select (the moment a real card is
 powered and chosen by the reader) and stops when the Scan naming the card exists in the reader's
-consumer, which is where the UI and speech receive it. nfcpy's own probes are inside the budget:
-the AUTHENTICATE probe a NTAG leaves unanswered (10 ms), the re-select, GET_VERSION, the reads.
+consumer, which is where the UI and speech receive it. The reader's own activation is inside the
+budget: GET_VERSION, which names an NTAG21x at once (readers.nfcpy_reader.activate; nfcpy's own
+would first spend 10 ms on an AUTHENTICATE probe no NTAG answers, then select the card again),
+and the reads.
 Each sample is read on the clocks of ``benchmarks.clocks`` (wall, CPU, waiting for a CPU); the
 budget is judged on the unshared p95.
 """

@@ -1,6 +1,7 @@
 """Readers driven by nfcpy: USB (RC-S380, PN533, ACR122U), PN532 on a UART, and nfcpy's udp
 radio used by the emulators in tests. One thread per reader; polls ISO 14443-A only (NTAG21x),
-which keeps each empty poll short.
+which keeps each empty poll short, and names an NTAG21x by its GET_VERSION before anything else
+(``activate``), which spares every card nfcpy's 10 ms AUTHENTICATE probe.
 
 What the thread promises (issue 5): a card left on the reader is announced once, and again after
 it was lifted; a card lifted in the middle of a read is reported as unreadable, never as an empty
@@ -10,11 +11,13 @@ about a second of coming back; no exception leaves the thread.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import select
 import socket
 import time
+from typing import Any
 
 import ndef
 
@@ -43,6 +46,39 @@ def _wellformed(data: bytes) -> bool:
         return bool(list(ndef.message_decoder(data, errors="strict")))
     except Exception:
         return False
+
+
+def activate(clf: Any, target: Any) -> Any:
+    """``nfc.tag.activate``, an NTAG21x named at once by its GET_VERSION.
+
+    nfcpy first probes an NXP Type 2 tag with AUTHENTICATE, which only a Mifare Ultralight C
+    answers: an NTAG21x (every card of the companion) leaves it unanswered, which costs the probe's
+    10 ms timeout on any reader, goes mute, and is selected again (REQA, two SELECTs) before nfcpy
+    asks its GET_VERSION. Asked GET_VERSION first, an NTAG21x answers at once, its select still
+    valid. Any other tag (no answer, a NAK, a version nfcpy does not know) is selected again and
+    goes through nfcpy's own activation unchanged, AUTHENTICATE probe included. Returns the
+    nfc.tag.Tag, or None as nfc.tag.activate does."""
+    import nfc.clf
+    import nfc.tag
+    import nfc.tag.tt2_nxp
+
+    nxp_type2 = (target.brty == "106A" and target.sdd_res and target.sdd_res[0] == 0x04
+                 and target.sel_res and target.sel_res[0] >> 5 & 3 == 0
+                 and target.sens_res[1] & 0x0F != 0x0C)
+    if not nxp_type2:
+        return nfc.tag.activate(clf, target)
+    # Type 2 tags go mute after a command they do not support; a select by this UID wakes this
+    # tag only (what nfcpy's tt2.activate does too).
+    target.sel_req = target.sdd_res[:]
+    try:
+        version = bytes(clf.exchange(b"\x60", timeout=0.01))
+    except nfc.clf.CommunicationError:
+        version = b""
+    tag_class = nfc.tag.tt2_nxp.VERSION_MAP.get(version)
+    if tag_class is not None:
+        return tag_class(clf, target)
+    target = clf.sense(target)
+    return nfc.tag.activate(clf, target) if target is not None else None
 
 
 def probe_udp(path: str, wait: float = 0.05) -> str:
@@ -181,20 +217,11 @@ class NfcpyReader(Reader):
             self._close_probe()
 
     def _poll(self, clf) -> None:
-        rdwr = {
-            "targets": ["106A"],
-            "on-connect": self._on_connect,
-            "on-release": self._on_release,
-            "beep-on-connect": False,
-            # One REQA per pass, so that _terminate runs between polls (stop, liveness).
-            "iterations": 1,
-            "interval": 0.0,
-        }
         self._lost_reason = ""
         while not self.stopping:
             started = time.monotonic()
             try:
-                result = clf.connect(rdwr=rdwr, terminate=self._terminate)
+                result = self._connect(clf)
             except OSError:
                 raise
             except Exception as exc:  # a tag that breaks nfcpy's activation code
@@ -209,6 +236,36 @@ class NfcpyReader(Reader):
             if result is None and not self.stopping and time.monotonic() - started < 0.01:
                 raise OSError("reader closed")
 
+    def _connect(self, clf) -> bool | None:
+        """nfcpy's ``clf.connect(rdwr=...)`` for ISO 14443-A, one REQA per pass so that
+        ``_terminate`` runs between polls (stop, liveness), with the tag activated by
+        ``activate()`` instead of ``nfc.tag.activate``. Returns as connect() does: True once
+        a tag was read and left, None when told to stop, False when the device failed."""
+        import nfc.clf
+
+        if clf.device is None:
+            raise OSError(errno.ENODEV, os.strerror(errno.ENODEV))
+        try:
+            while not self._terminate():
+                target = clf.sense(nfc.clf.RemoteTarget("106A"), iterations=1, interval=0.0)
+                if target is None or (target.sel_res and target.sel_res[0] & 0x40):  # none, or a phone's P2P
+                    continue
+                tag = activate(clf, target)
+                if tag is None:
+                    continue
+                self._on_connect(tag)  # keeps the card until it leaves, so it is announced once
+                while not self._terminate() and tag.is_present:
+                    time.sleep(0.1)
+                clf.device.turn_off_led_and_buzzer()
+                return self._on_release(tag)
+        except OSError as exc:  # what connect() turns into False (a device gone mid-poll)
+            log.debug("reader %s: %s", self.path, _describe(exc))
+            return False
+        except nfc.clf.UnsupportedTargetError as exc:
+            log.info("reader %s: %s", self.path, exc)
+            return False
+        return None
+
     def _trouble(self, detail: str) -> None:
         log.warning("reader %s: %s", self.path, detail)
         if detail != self._last_trouble:  # the same broken tag is reported once, not every poll
@@ -216,7 +273,7 @@ class NfcpyReader(Reader):
             self._emit("unreadable", detail=detail)
 
     # --- a tag ----------------------------------------------------------------------------------------
-    def _on_connect(self, tag) -> bool:
+    def _on_connect(self, tag) -> None:
         self._tag_on = True
         self._tag_seen = True
         self._last_trouble = ""
@@ -229,7 +286,6 @@ class NfcpyReader(Reader):
         except Exception as exc:  # garbage TLVs that trip nfcpy, a NAK, anything
             kind, data, detail = "unreadable", None, _describe(exc)
         self._emit(kind, uid=uid, ndef=data, detail=detail)
-        return True  # keep the card until it leaves, so it is announced once
 
     def _read(self, tag) -> tuple[str, bytes | None, str]:
         """Read the NDEF message. nfcpy answers None both for a tag with no NDEF and for a tag

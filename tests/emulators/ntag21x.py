@@ -95,13 +95,16 @@ class Card:
 
     def __init__(self, kind: str, uid: bytes, ndef_message_bytes: bytes | None = None,
                  raw_tlv_area: bytes | None = None, locked: bool | str = False,
-                 formatted: bool = True) -> None:
+                 formatted: bool = True, answers_version: bool = True) -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown kind {kind!r}; expected one of {sorted(KINDS)}")
         if len(uid) != 7:
             raise ValueError("an NTAG21x has a 7-byte UID")
         self.kind = KINDS[kind]
         self.uid = bytes(uid)
+        # False: silent to GET_VERSION, as a Mifare Ultralight or Ultralight C (same memory map
+        # up to the NDEF area) is; a reader then has to find out what it is some other way.
+        self.answers_version = answers_version
         k = self.kind
         mem = bytearray(4 * k.pages)
         bcc0 = 0x88 ^ uid[0] ^ uid[1] ^ uid[2]
@@ -212,6 +215,7 @@ class Ntag21x:
         self.answer_pending_poll = answer_pending_poll
         self.card: Card | None = None
         self.activations: list[float] = []  # time.monotonic() of each card's first select
+        self.commands: list[int] = []  # command codes the laid card received while selected
         self.reads = 0
         self.writes = 0
         self.frames = 0
@@ -264,17 +268,21 @@ class Ntag21x:
     # --- the test's hands --------------------------------------------------------------------------
     def lay(self, uid: bytes | str | None = None, ndef_message_bytes: bytes | None = None,
             raw_tlv_area: bytes | None = None, locked: bool | str = False, formatted: bool = True,
-            kind: str | None = None, lift_after_reads: int | None = None) -> Card:
+            kind: str | None = None, lift_after_reads: int | None = None,
+            answers_version: bool = True) -> Card:
         """Lay a card (replacing any card there). With neither message nor raw area, the card is
         factory fresh: formatted, with an empty NDEF message; ``formatted=False`` leaves the
         capability container blank (no NDEF at all). ``lift_after_reads`` is ``lift_after_reads()``
-        set in the same breath, before a reader in another process can start reading."""
+        set in the same breath, before a reader in another process can start reading.
+        ``answers_version=False``: a Type 2 tag silent to GET_VERSION (see Card)."""
         if isinstance(uid, str):
             uid = bytes.fromhex(uid)
         card = Card(kind or self.kind, uid or random_uid(), ndef_message_bytes=ndef_message_bytes,
-                    raw_tlv_area=raw_tlv_area, locked=locked, formatted=formatted)
+                    raw_tlv_area=raw_tlv_area, locked=locked, formatted=formatted,
+                    answers_version=answers_version)
         with self._lock:
             self.card = card
+            self.commands = []
             self._state = self.IDLE
             self._reads_left = lift_after_reads
             self._activated = False
@@ -385,6 +393,7 @@ class Ntag21x:
             self._state = self.IDLE if state != self.HALT else self.HALT
             return None
         command = frame[0]
+        self.commands.append(command)
         if command == 0x30 and len(frame) == 2:
             if self._reads_missed > 0:
                 self._reads_missed -= 1
@@ -412,7 +421,7 @@ class Ntag21x:
                 return ACK
             self._state = self.IDLE
             return NAK
-        if command == 0x60 and len(frame) == 1:
+        if command == 0x60 and len(frame) == 1 and card.answers_version:
             return card.kind.version
         if command == 0x3C and len(frame) == 2:  # READ_SIG: no real signature here
             return bytes(32)

@@ -119,6 +119,7 @@ class FakePn532:
         self.bad_frames = 0
         self._field = False
         self._active = False
+        self._stamped = False  # the laid card's first select is in activations
         self._lock = threading.Lock()
         self._buffer = bytearray()
         self._stop = threading.Event()
@@ -130,6 +131,7 @@ class FakePn532:
         with self._lock:
             self.card = card
             self._active = False
+            self._stamped = False
 
     def lift(self) -> None:
         with self._lock:
@@ -261,8 +263,11 @@ class FakePn532:
             self._active = False
             return b"\x00"
         self.registers[CIU_FIFO_DATA] = 0x00
-        if not self._active:
-            self.activations.append(time.monotonic())  # the card is selected: the bench's clock starts
+        if not self._stamped:
+            # The bench's clock starts at the first select only: a re-select after a command the
+            # card left unanswered (nfcpy's AUTHENTICATE probe) is inside the sample.
+            self._stamped = True
+            self.activations.append(time.monotonic())
         self._active = True
         # NbTg, Tg, SENS_RES (ATQA 0044 sent MSB first), SEL_RES, NFCID length, NFCID
         return bytes((0x01, 0x01, 0x00, 0x44, 0x00, len(card.uid))) + card.uid

@@ -106,6 +106,24 @@ def test_two_cards_in_a_row(emu) -> None:
     assert [(e.kind, e.uid) for e in (events.next(), events.next())] == [("lifted", UID_A), ("laid", UID_B)]
 
 
+def test_an_ntag_is_named_by_its_version_any_other_tag_as_nfcpy_names_it(emu) -> None:
+    """An NTAG21x is asked GET_VERSION at once, without nfcpy's AUTHENTICATE probe (only a Mifare
+    Ultralight C answers it; every NTAG would leave it to its 10 ms timeout); a Type 2 tag silent
+    to GET_VERSION goes through nfcpy's own activation, the probe included, and is read the same."""
+    emu, events = emu
+    emu.lay(UID_A, ndef_message_bytes=GOVERN)
+    laid = events.next()
+    assert (laid.kind, laid.uid, laid.ndef) == ("laid", UID_A, GOVERN)
+    assert emu.commands[0] == 0x60 and 0x1A not in emu.commands
+    emu.lay(UID_B, ndef_message_bytes=GOVERN, answers_version=False)
+    assert [(e.kind, e.uid) for e in (events.next(), events.next())] == [("lifted", UID_A), ("laid", UID_B)]
+    assert 0x1A in emu.commands and 0x30 in emu.commands
+    emu.lay(UID_A, ndef_message_bytes=text_message("vtes:101144"), answers_version=False)
+    assert events.next().kind == "lifted"
+    other = events.next()
+    assert (other.kind, other.uid, other.ndef) == ("laid", UID_A, text_message("vtes:101144"))
+
+
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_each_ntag_size_read_to_the_last_byte(emu, kind: str) -> None:
     emu, events = emu
