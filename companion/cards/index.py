@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import gc
 import hashlib
 import json
 import logging
@@ -130,11 +129,9 @@ def _read(db_path: Path, keys: dict[str, str], rebuild: Rebuild) -> tuple[Catalo
     except sqlite3.Error as exc:
         log.warning("card index %s unreadable (%s): rebuilding", db_path, exc)
         return Catalog(), {}
-    enabled = gc.isenabled()
     # Tens of thousands of small objects at once: the collector would walk them again and
     # again while they are made (a fifth of a warm start), and none of them is garbage.
-    gc.disable()
-    try:
+    with gcpause.paused():
         for game_id, key in keys.items():
             found = current.get(game_id)
             if found is None or found[0][0] != key:
@@ -149,9 +146,6 @@ def _read(db_path: Path, keys: dict[str, str], rebuild: Rebuild) -> tuple[Catalo
                 result.games.pop(game_id, None)
                 result.cards.pop(game_id, None)
                 result.errors.pop(game_id, None)
-    finally:
-        if enabled:
-            gc.enable()
     return result, rows
 
 
@@ -217,17 +211,13 @@ class StoredCards(Mapping[str, Card]):
         return made
 
     def _make(self) -> dict[str, Card]:
-        enabled = gc.isenabled()
-        gc.disable()  # as _read: thousands of objects, none garbage
-        try:
-            cards = _cards(json.loads(self._data), self._bodies)
-            if len(cards) != self._count:
-                raise ValueError(f"{len(cards)} cards where the index counted {self._count}")
-        except (ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
-            cards = self._rebuild(exc)
-        finally:
-            if enabled:
-                gc.enable()
+        with gcpause.paused():  # as _read: thousands of objects, none garbage
+            try:
+                cards = _cards(json.loads(self._data), self._bodies)
+                if len(cards) != self._count:
+                    raise ValueError(f"{len(cards)} cards where the index counted {self._count}")
+            except (ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
+                cards = self._rebuild(exc)
         self._data = self._bodies = b""  # in the cards now (each its own long fields)
         return cards
 
