@@ -37,6 +37,33 @@ def _quiet_nfc_logger() -> None:
         logging.getLogger("nfc").setLevel(logging.CRITICAL)
 
 
+# nfcpy's tag code waits 5-10 ms for a card's answer (a real card answers in microseconds). On its
+# udp radio the card is a thread or a process of the same machine, which answers when the
+# scheduler lets it run: tens of milliseconds on a loaded machine, where three tries of 5 ms took a
+# fresh card for a blank one. A wait of at least this on that radio only; answers that come are
+# taken at once, so only a card that stays silent (gone, or a command it does not know) costs it.
+UDP_MIN_WAIT = 0.1
+
+
+def patient_udp(clf: Any) -> None:
+    """Give an opened nfcpy reader on the udp radio the waits of UDP_MIN_WAIT; any other reader
+    is left as nfcpy made it."""
+    try:
+        from nfc.clf.udp import Device as UdpDevice
+    except ImportError:
+        return
+    device = getattr(clf, "device", None)
+    if not isinstance(device, UdpDevice):
+        return
+    exchange = device.send_cmd_recv_rsp
+
+    def send_cmd_recv_rsp(target: Any, data: Any, timeout: float) -> Any:
+        # a timeout of 0 means "send, expect nothing" in nfcpy's drivers: kept
+        return exchange(target, data, max(timeout, UDP_MIN_WAIT) if timeout else timeout)
+
+    device.send_cmd_recv_rsp = send_cmd_recv_rsp
+
+
 def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
@@ -123,6 +150,7 @@ class NfcpyReader(Reader):
         clf = nfc.ContactlessFrontend()
         if not clf.open(self.path):
             raise OSError(f"no reader found at {self.path}")
+        patient_udp(clf)
         return clf
 
     def _probe_udp(self, wait: float = 0.0) -> str:

@@ -171,7 +171,7 @@ def on_reader(path: str, action: Callable[[Any], T], timeout: float | None = Non
     it is there, and return its result. Raises TagError for every way this can go wrong."""
     import nfc
 
-    from companion.readers.nfcpy_reader import _quiet_nfc_logger, probe_udp
+    from companion.readers.nfcpy_reader import _quiet_nfc_logger, patient_udp, probe_udp
 
     _quiet_nfc_logger()
     if path.startswith("udp"):
@@ -185,6 +185,7 @@ def on_reader(path: str, action: Callable[[Any], T], timeout: float | None = Non
         raise TagError("reader.failed", path=path, detail=f"{type(exc).__name__}: {exc}") from None
     if not opened:
         raise TagError("reader.failed", path=path, detail=t("tag.no_device"))
+    patient_udp(clf)
     outcome: dict[str, Any] = {}
 
     def on_connect(tag: Any) -> bool:

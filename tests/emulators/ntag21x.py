@@ -223,6 +223,8 @@ class Ntag21x:
         self._pending: tuple[tuple[str, int], str, float] | None = None
         self._reads_left: int | None = None
         self._reads_missed = 0
+        self._reads_late: tuple[int, float] = (0, 0.0)
+        self._late = 0.0
         self._activated = False
         self._lock = threading.RLock()
         self._sock: socket.socket | None = None
@@ -312,6 +314,12 @@ class Ntag21x:
         with self._lock:
             self._reads_missed = n
 
+    def answer_reads_late(self, n: int, seconds: float) -> None:
+        """Answer the next ``n`` READ commands ``seconds`` late: what a reader sees of an emulated
+        card when the machine is so loaded that the card's thread waits for a CPU."""
+        with self._lock:
+            self._reads_late = (n, seconds)
+
     @property
     def memory(self) -> bytes | None:
         with self._lock:
@@ -365,8 +373,11 @@ class Ntag21x:
                     self._pending = (addr, brty, time.monotonic())
                 return
             reply = self._process(card, frame)
-            if reply is not None:
-                self._send(brty, reply, addr)
+            late, self._late = self._late, 0.0
+        if reply is not None:
+            if late:
+                time.sleep(late)  # outside the lock: lay() and lift() stay free meanwhile
+            self._send(brty, reply, addr)
 
     def _process(self, card: Card, frame: bytes) -> bytes | None:
         uid, state = card.uid, self._state
@@ -403,6 +414,9 @@ class Ntag21x:
                 self._state = self.IDLE
                 return NAK
             self.reads += 1
+            late, seconds = self._reads_late
+            if late > 0:
+                self._reads_late, self._late = (late - 1, seconds), seconds
             if self._reads_left is not None:
                 self._reads_left -= 1
                 if self._reads_left <= 0:
