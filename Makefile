@@ -3,10 +3,11 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-# Two pytest workers a core (at most 8): most tests wait on child processes, sockets, emulators and
-# browsers, and one worker a core left the cores idle a third of the run (on 2 cores: 8 min 16 s
-# with 2 workers, 5 min 22 s with 4, the same tests).
-WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$((n * 2)))
+# Three pytest workers a core (at most 12): most tests wait on child processes, sockets, emulators
+# and browsers. One worker a core left the cores idle a third of the run (on 2 cores: 8 min 16 s
+# with 2 workers, 5 min 22 s with 4, the same tests); with two a core they were still idle about a
+# tenth of it (1.74 cores busy on average), with three not at all after set-up (vmstat, each second).
+WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$((n * 3)))
 PYTEST_PARALLEL ?= -n $(WORKERS) --dist loadfile
 # Python writes its compiled files (__pycache__) in every recipe, whatever the shell says: with
 # PYTHONDONTWRITEBYTECODE set (some machines set it), the test run's pytest processes (the nox
@@ -72,7 +73,7 @@ MP     := $(MP_DIR)/node_modules/.package-lock.json
 $(MP): $(MP_DIR)/package-lock.json
 	cd $(MP_DIR) && npm ci --no-audit --no-fund
 
-# The suite runs in parallel (pytest-xdist, two workers a core; a file's tests stay together, the
+# The suite runs in parallel (pytest-xdist, three workers a core; a file's tests stay together, the
 # costliest files first, each worker with its own Kivy window, see tests/conftest.py): most tests wait on child
 # processes, sockets and emulators. `make test PYTEST_PARALLEL=` runs them one after another.
 # Beside the whole suite on the project's Python, nox runs the Python-sensitive part of it (card
