@@ -16,6 +16,7 @@ from kivy.clock import Clock
 from kivy.properties import ObjectProperty, StringProperty
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
+from kivy.uix.scrollview import ScrollView
 from kivy.utils import escape_markup, get_hex_from_color
 
 from companion import i18n, usersettings
@@ -201,6 +202,7 @@ class SettingsScreen(Screen):
         kwargs.setdefault("name", "settings")
         super().__init__(**kwargs)
         self._panel = None
+        self._built: tuple | None = None
         theme.bind(base=self._restyle, text_scale=self._restyle, palette=self._restyle, font_name=self._restyle)
 
     def relabel(self) -> None:
@@ -216,7 +218,30 @@ class SettingsScreen(Screen):
         if self.config is None:
             app = _live_app()
             self.config = getattr(app, "config", None)
+        if self._panel is not None and self._same(self._built, self._shows()):
+            # The panel made at the last visit shows these very values, in this language: made
+            # again it is the same panel (a fifth of a second of CPU a visit here, more on a Pi).
+            # Shown from its top, its scroll bar lit then fading, as a panel just made is.
+            for widget in self._panel.walk(restrict=True):
+                if isinstance(widget, ScrollView):
+                    widget.scroll_y = 1
+                    widget.update_from_scroll()
+            return
         self.build()
+
+    def _shows(self) -> tuple | None:
+        """What a panel made now would show: its config, its words, the config's values, and the
+        type it is styled in (its rows' heights only grow when restyled in place)."""
+        if self.config is None:
+            return None
+        set_defaults(self.config)
+        values = {section: dict(self.config.items(section)) for section in self.config.sections()}
+        style = (theme.base, theme.text_scale, theme.palette, theme.font_name)
+        return self.config, panel_json(), values, style
+
+    @staticmethod
+    def _same(one: tuple | None, other: tuple | None) -> bool:
+        return one is not None and other is not None and one[0] is other[0] and one[1:] == other[1:]
 
     def build(self) -> None:
         """Build the panel over ``config`` (the running app's, or one given by a test)."""
@@ -227,7 +252,7 @@ class SettingsScreen(Screen):
             # Unnamed: Kivy keeps named parsers for the whole process, and a second window in
             # one process (a test, the app started again) could not make its own.
             self.config = ConfigParser()
-        set_defaults(self.config)
+        self._built = self._shows()
         holder = self.ids.holder
         holder.clear_widgets()
         panel = SettingsWithNoMenu()
