@@ -214,6 +214,8 @@ class DeckScreen(SessionScreen):
         def work() -> None:
             try:
                 with self._lock:  # one check at a time: krcg loads its cards on the first one
+                    if generation != self._generation:
+                        return  # cards added since (a deck laid in a row): only the newest check is shown
                     report = check_cards(game, scanned, library)
             except Exception as exc:  # a checker failure is said; the scanned cards stay
                 report = DeckReport(game, problems=[f"{type(exc).__name__}: {exc}"])
