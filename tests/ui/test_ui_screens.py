@@ -252,7 +252,7 @@ def test_nav_rail_words_never_break_in_two(window, demo):
     resize(window, 800, 480)
     demo.set_game("vtes")
     demo.root.show("settings")
-    frames(4)
+    settle(4)
     names = [b.screen for b in demo.root.nav.buttons()]
     try:
         for lang in ("fr", "en"):
@@ -268,7 +268,7 @@ def test_nav_rail_words_never_break_in_two(window, demo):
         theme.text_scale = 1.0
         i18n.set_language("fr")
         demo.root.nav.current = demo.root.current
-        frames(4)
+        settle(4)
 
 
 def test_card_history_tap_shows_a_card_again(window, demo):
@@ -276,11 +276,11 @@ def test_card_history_tap_shows_a_card_again(window, demo):
     demo.set_game("vtes")
     card = demo.root.get_screen("card")
     demo.root.show("card")
-    frames()
+    settle()
     buttons = list(reversed(card.ids.history_row.children))  # left to right
     assert [b.text for b in buttons][:3] == ["Govern the Unaligned", "Anson (G1)", "Deflection"]
     buttons[2].dispatch("on_release")
-    frames()
+    settle()
     assert card.title == "Deflection" and card.mode == "card"
     assert [s.card.name for s in card.history][0] == "Govern the Unaligned"  # tapping does not reorder
 
@@ -311,18 +311,18 @@ def test_rules_search_as_you_type_finds_a_misspelled_glossary_entry(window, demo
     demo.root.show("rules")
     search = rules.ids.search
     search.text = ""
-    frames()
+    settle()
     assert rules.results and rules.status.startswith("Sommaire")  # no query: the contents
     search.focus = True
     for ch in "sagnee":  # "saignée" with a letter missing and no accent
         search.insert_text(ch)
-        frames(1)
+        settle(1)
     assert wait_for(lambda: rules.query == "sagnee" and rules.results
                     and isinstance(rules.results[0], GlossaryEntry) and rules.results[0].id == "bleed")
     first = list(reversed(rules.ids.results.children))[0]
     assert "Saign" in first.text
     first.dispatch("on_release")
-    frames()
+    settle()
     assert "Saign" in rules.reading_title and len(rules.reading_text) > 40
     assert rules.ids.reading_text_label.text == rules.reading_text
     rules.ids.back_button.dispatch("on_release")
@@ -341,16 +341,16 @@ def test_unknown_tag_is_picked_bound_and_then_known(window, demo):
     demo.session.add_scan(scan)  # as the app does; the Enroll screen takes every unknown tag
     demo.root.show("enroll")
     enroll = demo.root.get_screen("enroll")
-    frames()
+    settle()
     assert enroll.mode == "pick" and enroll.uid == uid
     enroll.ids.search.text = "govern the unalined"  # typed with a typo
     assert wait_for(lambda: enroll.results and enroll.results[0].ref == "vtes:100845")
     list(reversed(enroll.ids.results.children))[0].dispatch("on_release")
-    frames()
+    settle()
     assert enroll.mode == "chosen" and enroll.chosen_name == "Govern the Unaligned"
     assert "ne sait pas écrire" in enroll.notice  # the simulator cannot write: bind is offered
     enroll.ids.bind_button.dispatch("on_release")
-    frames()
+    settle()
     assert enroll.mode == "done"
     assert demo.root.current == "card" and demo.root.get_screen("card").title == GOVERN_SHOWN
     assert load_uid_map()[uid] == "vtes:100845"
@@ -368,13 +368,13 @@ def test_a_whole_deck_is_tagged_card_after_card(window, demo):
     cards = [(library.get("res-arcana:sirene"), 2), (library.get("res-arcana:calice-de-vie"), 1)]
     enroll.start_deck("res-arcana", cards)
     demo.root.show("enroll")
-    frames()
+    settle()
     assert enroll.takes_scans and enroll.deck_card == "Sirène"
     assert enroll.ids.deck_count_label.text == "1 / 3"
     stamp = int(time.time()) % 256
     uids = [f"04D0{i:02X}{stamp:02X}00AABB" for i in range(3)]
     enroll.take_scan(laid(uid=uids[0]))
-    frames()
+    settle()
     assert enroll.ids.deck_count_label.text == "2 / 3" and enroll.deck_card == "Sirène"
     enroll.take_scan(laid(uid=uids[0]))  # the same sticker again is refused
     assert "déjà" in enroll.notice and enroll.deck_done == 1
@@ -397,13 +397,13 @@ def test_scanning_a_deck_updates_counts_and_legality(window, demo, tmp_path):
     for ref in ARTIFACTS[:7]:
         demo.session.add_scan(laid(f"res-arcana:{ref}"))  # the deck screen is shown: the scan is its
         assert deck.wait_checked()
-    frames()
+    settle()
     assert deck.summary.startswith("Total : 7") and deck.verdict == "Paquet non valide"
     assert "7 artefacts, il en faut 8" in deck.problems
     assert deck.ids.verdict_label.text == "Paquet non valide"
     demo.session.add_scan(laid(f"res-arcana:{ARTIFACTS[7]}"))
     assert deck.wait_checked()
-    frames()
+    settle()
     assert deck.summary.startswith("Total : 8") and deck.verdict == "Paquet valide" and deck.problems == ""
     # Against a list: one card of the list was not laid, one laid is not in it.
     listing = tmp_path / "mon-paquet.txt"
@@ -430,7 +430,7 @@ def test_settings_panel_applies_text_size_and_palette_live(window, demo):
 
     resize(window, 800, 480)
     demo.root.show("settings")
-    frames()
+    settle()
     screen = demo.root.get_screen("settings")
     keys = {(w.section, w.key) for w in screen.walk(restrict=True) if hasattr(w, "key") and hasattr(w, "section")}
     assert {("display", "text_scale"), ("display", "palette"), ("display", "language"), ("voice", "rate"),
@@ -438,10 +438,10 @@ def test_settings_panel_applies_text_size_and_palette_live(window, demo):
     options = {w.key: w for w in screen.walk(restrict=True) if isinstance(w, SettingOptions)}
     try:
         options["text_scale"].value = "1.5"
-        frames()
+        settle()
         assert theme.text_scale == 1.5 and screen.config.get("display", "text_scale") == "1.5"
         options["palette"].value = "contrast-light"
-        frames()
+        settle()
         assert theme.palette == "contrast-light"
     finally:
         theme.text_scale = 1.0
