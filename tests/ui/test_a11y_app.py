@@ -290,15 +290,15 @@ def test_letters_typed_in_a_search_field_are_text_never_commands(window, tmp_pat
     window.add_widget(app.root)
     app.on_start()
     try:
-        frames(3)
+        frames(3)  # drawn: the first picture shown starts the app's background work (on_flip)
         runtime.load_cards()
         app.show_scan(runtime.scans.resolve(TagEvent("laid", reader="sim", uid="04", ndef=None)))
         assert runtime.voice.wait_idle(5)
         app.root.show("rules")
-        frames(3)
+        frames(3, draw=False)
         field = app.root.get_screen("rules").ids.search
         field.focus = True
-        frames(2)
+        frames(2, draw=False)
         rules = app.root.get_screen("rules")
         statuses: list[str] = []  # what the search showed after each pause in the typing
         rules.bind(status=lambda _screen, text: statuses.append(text))
@@ -321,7 +321,7 @@ def test_letters_typed_in_a_search_field_are_text_never_commands(window, tmp_pat
                 break
             frames(1, draw=False)
             time.sleep(0.01)
-        frames(3)
+        frames(3, draw=False)
         assert runtime.voice.wait_idle(5)
         assert field.text == "rare"
         said = said_since()
