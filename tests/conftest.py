@@ -11,7 +11,8 @@ Things built once per test session, because every test reads them and none chang
   for the ``rulebooks`` fixture and are skipped, with one line in the header, when they are absent.
 
 Under pytest-xdist (``make test`` runs ``-n auto --dist loadfile``) each test file stays in one
-worker, the costliest files first; a worker that runs window tests makes its one Kivy window once.
+worker, the longest files first; the window files go to a third of the workers (each makes its one
+Kivy window once) and the browser files to one other (one Chromium a run).
 """
 
 import atexit
@@ -235,7 +236,9 @@ if importlib.util.find_spec("xdist") is not None:
     # Wall seconds of the files that take longest in a worker (run of -n 6 on 2 cores, loaded
     # machine), most of it waiting: on children (wheel, krcg, update), timeouts, emulators. Their
     # count of tests says nothing of it (test_read_only_home: 1 test, 44 s; test_wheel: 2, 72 s),
-    # and ordered by that count they started last and ran alone at the end with the cores idle.
+    # and ordered by that count they started last and ran alone at the end with the cores idle
+    # (that run: test_wheel, test_venue_simulate, test_read_only_home, test_journal_crash and
+    # test_venue_faults started in the last 90 s; the 6 workers ended over 41 s, 427 to 468 s).
     # Only an order: a stale figure costs some balance, never a test.
     _WALL = {
         "tests/ui/test_ui_screens.py": 195, "tests/ui/test_ui_table.py": 136,
@@ -251,7 +254,10 @@ if importlib.util.find_spec("xdist") is not None:
         "tests/venue/test_venue_simulate.py": 33, "tests/integration/test_journal_crash.py": 29,
         "tests/venue/test_venue_command.py": 27, "tests/hardware/test_tag_enroll.py": 27,
         "tests/ui/test_ui_user_files_special.py": 27, "tests/unit/test_bench_compare.py": 27,
-        "tests/integration/test_speech_no_sound_card.py": 27,
+        "tests/integration/test_speech_no_sound_card.py": 27, "tests/venue/test_venue_faults.py": 29,
+        "tests/ui/test_ui_terminal_quiet.py": 20, "tests/hardware/test_scan_to_play_console.py": 20,
+        "tests/integration/test_web_fuzz.py": 19, "tests/venue/test_venue_cli.py": 18,
+        "tests/integration/test_web_tls.py": 18,
     }
     _USES_WINDOW = re.compile(
         r"def test_\w*\([^)]*\bwindow\b|@pytest\.fixture[^\n]*\n(?:@[^\n]*\n)*def \w+\([^)]*\bwindow\b")
@@ -279,13 +285,14 @@ if importlib.util.find_spec("xdist") is not None:
         scheduler of our own, because xdist's ``xdist_group`` marks no longer group anything with
         pytest 9.2's node ids (pytest-xdist issue 1386), and xdist orders files by their count of tests.
 
-        Each worker that runs a window test makes its own Kivy window, and each that runs a browser
-        test launches its own Chromium (about 2 CPU-s each): spread as they came, a run of 6 workers
+        Each worker that runs a window test imports Kivy and makes its own window (~0.5 CPU-s), and
+        each that runs a browser test launches its own Chromium (1-2 CPU-s): spread as they came, a run of 6 workers
         made 5 windows and 3 launches. So the window files go to a third of the workers (2 of 6:
         their ~620 s of wall in all is under two workers' share, ~430 s each), and the browser files
         to one other worker (~145 s), each such worker taking its own kind first, then the plain
         files as the others do. A worker with nothing of its kind or plain left stops (in a run of 6,
-        the browser and window workers are done with their kind long before the plain files)."""
+        the browser and window workers are done with their kind long before the plain files). So
+        ordered, a run made 2 windows and 1 launch, and its 6 workers ended within 29 s of each other."""
         if config.getvalue("dist") != "loadfile":
             return None
         from xdist.scheduler import LoadScopeScheduling
