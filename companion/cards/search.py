@@ -457,18 +457,21 @@ class DocIndex(Generic[T]):
 
     def _rank_tokens(self) -> None:
         """Each token's documents as a one-word query for it ranks them (see the class), in
-        three flat arrays; the tables they come from are not kept."""
+        three flat arrays; the tables they come from are not kept.
+
+        All the tokens are ranked in one flat pass (``_rank``), each step a ``map`` over every
+        token's documents at once (run in C: the largest game's tokens have 270,000 documents
+        in all, and a line of Python for each took a second; a step per token, 20,000 of them,
+        took a third of the build)."""
         tokens = sorted({*self._name_map, *self._name_prefixes, *self._text_map, *self._text_prefixes})
-        offsets, docs, scores, codes = [0], [], [], []
         order = _Order(self._names, self._first_len)
-        for token in tokens:
-            found = self._word_codes(token)
-            keys = self._rank(token, found, order)
-            ranked = list(map(order.docs.__getitem__, map(and_, keys, repeat(order.mask))))
-            docs += ranked
-            scores += map(sub, repeat(_MILLIS), map(rshift, keys, repeat(order.shift)))
-            codes += map(found.__getitem__, ranked)
-            offsets.append(len(docs))
+        found = list(map(self._word_codes, tokens))
+        sizes = list(map(len, found))
+        offsets = list(accumulate(sizes, initial=0))
+        keys = self._rank(tokens, found, sizes, offsets, order)
+        docs = list(map(order.docs.__getitem__, map(and_, keys, repeat(order.mask))))
+        scores = map(sub, repeat(_MILLIS), map(rshift, keys, repeat(order.shift)))
+        codes = map(getitem, chain.from_iterable(map(repeat, found, sizes)), docs)
         self._tokens = tokens
         self._offsets, self._docs, self._scores, self._codes = map(_packed, (offsets, docs, scores, codes))
         self._name_prefixes = self._text_prefixes = self._text_map = {}
@@ -626,32 +629,40 @@ class DocIndex(Generic[T]):
             return best
         return {d: bases[code] for d, code in self._word_codes(word).items()}
 
-    def _rank(self, q: str, codes: dict[int, int], order: _Order) -> list[int]:
-        """A one-word query's documents, best first, as their sort keys (``_Order``: each holds
-        the document's place and its score in thousandths, each score as ``search_normalized``
-        adds it up: the same float steps, the same rounding). Every step
-        is a ``map`` (run in C: the largest game's tokens have 270,000 documents in all, and a
-        line of Python for each took a second)."""
-        bases = self._bases[len(q)] if len(q) < len(self._bases) else _HEAD
-        docs = list(codes)
+    def _rank(self, tokens: list[str], found: list[dict[int, int]], sizes: list[int], offsets: list[int],
+              order: _Order) -> list[int]:
+        """Every token's documents (``found``: each one's best match code, by document), best
+        first, as their sort keys (``_Order``: each holds the document's place and its score in
+        thousandths, each score as ``search_normalized`` adds it up: the same float steps, the
+        same rounding), the tokens' back to back (token i's from ``offsets[i]``)."""
+        def each(values: Iterable[Any]) -> Iterator[Any]:  # a value a token → the value a document
+            return chain.from_iterable(map(repeat, values, sizes))
+
+        docs = list(chain.from_iterable(found))
+        queries = list(each(tokens))
         ratio = fuzz.ratio
-        best: Iterable[float] = map(ratio, repeat(q), map(order.first.__getitem__, docs))
+        best = list(map(ratio, queries, map(order.first.__getitem__, docs)))
         if order.second is not None:  # a document's nearest name counts (None: a ratio of 0)
-            best = list(map(max, best, map(ratio, repeat(q), map(order.second.__getitem__, docs))))
+            best = list(map(max, best, map(ratio, queries, map(order.second.__getitem__, docs))))
             more = order.more
             for i in compress(range(len(docs)), map(more.__contains__, docs)):
-                best[i] = max(best[i], *map(ratio, repeat(q), more[docs[i]]))
-        # Each code's table turns a document's best ratio into its score's sort key (``_Order``).
-        keys = list(map(or_, map(getitem, map(order.tables(bases).__getitem__, codes.values()), best),
+                best[i] = max(best[i], *map(ratio, repeat(queries[i]), more[docs[i]]))
+        # A name that is, or starts with, the token: its bonus instead of the ratio's (a ratio is
+        # never negative: the bonus is written as one, see ``_RatioKeys``).
+        bonuses = list(map(self._name_bonus, tokens))
+        for t in compress(range(len(tokens)), bonuses):
+            special, start = bonuses[t], offsets[t]
+            for i in compress(range(start, offsets[t + 1]), map(special.__contains__, docs[start:offsets[t + 1]])):
+                best[i] = -special[docs[i]]
+        # Each code's table (by the token's length) turns a document's best ratio into its
+        # score's sort key.
+        count = len(self._bases)
+        tables = each(map(order.tables, (self._bases[len(q)] if len(q) < count else _HEAD for q in tokens)))
+        keys = list(map(or_, map(getitem, map(getitem, tables, chain.from_iterable(map(dict.values, found))), best),
                         map(order.place.__getitem__, docs)))
-        special = self._name_bonus(q)
-        if special:  # a name that is, or starts with, the query: its bonus instead of the ratio's
-            score_keys, place = order.keys, order.place
-            for i in compress(range(len(docs)), map(special.__contains__, docs)):
-                d = docs[i]
-                keys[i] = score_keys[bases[codes[d]] + special[d]] | place[d]
-        keys.sort()
-        return keys
+        # Each token's keys sorted in place (``sorted`` of each token's slice, in C).
+        ends = offsets[1:]
+        return list(chain.from_iterable(map(sorted, map(keys.__getitem__, map(slice, offsets, ends)))))
 
     # --- the query -----------------------------------------------------------------------
     def search(self, query: str, limit: int = 20, allowed: Allowed | None = None) -> list[Hit[T]]:
@@ -875,7 +886,8 @@ class _RatioKeys(dict[float, int]):
         self.base, self.keys = base, keys
 
     def __missing__(self, best: float) -> int:
-        key = self[best] = self.keys[self.base + 2 * best / 100]
+        # A negative "ratio" is a name bonus (``DocIndex._rank``): the code's score plus it.
+        key = self[best] = self.keys[self.base + 2 * best / 100 if best >= 0 else self.base + -best]
         return key
 
 
