@@ -40,7 +40,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, combinations, compress, groupby, islice, repeat
-from operator import and_, getitem, or_, rshift, sub
+from operator import add, and_, getitem, mul, neg, or_, rshift, sub
 from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from rapidfuzz import fuzz
@@ -641,19 +641,22 @@ class DocIndex(Generic[T]):
         docs = list(chain.from_iterable(found))
         queries = list(each(tokens))
         ratio = fuzz.ratio
-        best = list(map(ratio, queries, map(order.first.__getitem__, docs)))
-        if order.second is not None:  # a document's nearest name counts (None: a ratio of 0)
-            best = list(map(max, best, map(ratio, queries, map(order.second.__getitem__, docs))))
-            more = order.more
-            for i in compress(range(len(docs)), map(more.__contains__, docs)):
-                best[i] = max(best[i], *map(ratio, repeat(queries[i]), more[docs[i]]))
+        best = list(map(ratio, queries, map(order.names[0].__getitem__, docs)))
+        # A document's nearest name counts: its second names measured where it has one, then
+        # its third ones, each step over those that have as many names.
+        at: Sequence[int] = range(len(docs))
+        for names, has in zip(order.names[1:], order.has[1:], strict=True):
+            at = list(compress(at, map(has.__getitem__, map(docs.__getitem__, at))))
+            ratios = map(ratio, map(queries.__getitem__, at), map(names.__getitem__, map(docs.__getitem__, at)))
+            deque(map(best.__setitem__, at, map(max, map(best.__getitem__, at), ratios)), 0)
         # A name that is, or starts with, the token: its bonus instead of the ratio's (a ratio is
-        # never negative: the bonus is written as one, see ``_RatioKeys``).
-        bonuses = list(map(self._name_bonus, tokens))
-        for t in compress(range(len(tokens)), bonuses):
-            special, start = bonuses[t], offsets[t]
-            for i in compress(range(start, offsets[t + 1]), map(special.__contains__, docs[start:offsets[t + 1]])):
-                best[i] = -special[docs[i]]
+        # never negative: the bonus is written as one, see ``_RatioKeys``), by (token, document).
+        size = len(self._full)
+        bonus = self._name_bonuses({token: t for t, token in enumerate(tokens)}, size)
+        if bonus:
+            pairs = list(map(add, map(mul, each(range(len(tokens))), repeat(size)), docs))
+            at = list(compress(range(len(docs)), map(bonus.__contains__, pairs)))
+            deque(map(best.__setitem__, at, map(neg, map(bonus.__getitem__, map(pairs.__getitem__, at)))), 0)
         # Each code's table (by the token's length) turns a document's best ratio into its
         # score's sort key.
         count = len(self._bases)
@@ -812,6 +815,22 @@ class DocIndex(Generic[T]):
         return [(neg, n, places[d], _hit(Hit, (items[d], -neg, "name" if name else "text")))
                 for neg, n, d, name in ranked]
 
+    def _name_bonuses(self, tokens: Mapping[str, int], size: int) -> dict[int, int]:
+        """``_name_bonus`` of every token at once, by token number * ``size`` + document: a name
+        starts with a token (which has no space) only if its first word does."""
+        bonus: dict[int, int] = {}
+        for d, fulls in enumerate(self._full):
+            for full in fulls:
+                first = full.split(" ", 1)[0]
+                for end in range(1, len(first) + 1):
+                    t = tokens.get(first[:end])
+                    if t is not None:
+                        if end == len(full):
+                            bonus[t * size + d] = 10
+                        else:
+                            bonus.setdefault(t * size + d, 5)
+        return bonus
+
     def _name_bonus(self, q: str) -> dict[int, int]:
         """The documents one of whose names is the whole query (10) or starts with it (5)."""
         names, docs = self._sorted_names, self._sorted_docs
@@ -833,7 +852,8 @@ _MILLIS = 1 << 14  # above any score in thousandths (13,000 at most: 3 + a bonus
 class _Order:
     """What ranking a part's tokens shares: its documents in the order equal scores rank them
     (shorter first name first, then the document's own order), each one's place in it; each
-    document's first and second names (the others apart: few have more); and ``keys``, each
+    document's first names, second names and so on (``names``, and ``has``: whether it has
+    one); and ``keys``, each
     score seen → what it sorts as: its thousandths (``round(score, 3)``, the slow part, once a
     score), from ``_MILLIS`` down, shifted above a place. A score and a place make one number
     that sorts as (-score, first name's length, document) does (and stays below 2 ** 30, a
@@ -846,10 +866,10 @@ class _Order:
             self.place[d] = at
         self.shift = max(len(self.docs) - 1, 1).bit_length()
         self.mask = (1 << self.shift) - 1
-        self.first = [own[0] for own in names]
-        several = any(len(own) > 1 for own in names)
-        self.second = [own[1] if len(own) > 1 else None for own in names] if several else None
-        self.more = {d: own[2:] for d, own in enumerate(names) if len(own) > 2}
+        # Each document's first names, second names (None where it has only one)...
+        most = max(map(len, names), default=1)
+        self.names = [[own[n] if len(own) > n else None for own in names] for n in range(most)]
+        self.has = [[len(own) > n for own in names] for n in range(most)]
         self.keys = _Keys(self.shift)
         self._tables: dict[int, list[_RatioKeys]] = {}
 
