@@ -40,7 +40,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, combinations, compress, groupby, islice, repeat
-from operator import add, and_, getitem, mul, neg, or_, rshift, sub
+from operator import add, and_, getitem, lshift, mul, neg, or_, rshift, sub
 from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from rapidfuzz import fuzz
@@ -138,6 +138,7 @@ class _TypoForms:
         lookup: dict[int, tuple[int, ...]] = {}  # a form's key → its words' numbers
         forms = lookup.keys()
         every: list[int] = []  # each word's forms, a form of several words once per word
+        numbers: list[int] = []  # the word of each of ``every``
         owns: list[tuple[int, ...]] = []
         for i, word in enumerate(words):
             depth = _stored_depth(word)
@@ -146,21 +147,24 @@ class _TypoForms:
                 continue
             own = set(_deletions(word, depth))
             every += own
+            numbers += repeat(i, len(own))
             owns.append(tuple(own))
             shared = own & forms  # a set operation in C: most forms belong to one word
             for form in shared:
                 lookup[form] = (*lookup[form], i)
             lookup.update(dict.fromkeys(own - shared, (i,)))
-        every.sort()  # the keys as stored: a form of several words once per word, each step in C
-        ordered = sorted(lookup)
+        # The keys as stored, each with its word's number below it: sorted once, they are the
+        # keys in order and, for a form of several words, its words in theirs (as in ``lookup``).
+        below = max(len(words) - 1, 1).bit_length()
+        pairs = sorted(map(or_, map(lshift, every, repeat(below)), numbers))
+        every = list(map(rshift, pairs, repeat(below)))
         size = max(64, 1 << (4 * len(every)).bit_length())
         shift = 33 - size.bit_length()
         slots = bytearray(size)
-        deque(map(slots.__setitem__, map(shift.__rrshift__, ordered), repeat(1)), 0)  # each key's slot: 1
+        deque(map(slots.__setitem__, map(shift.__rrshift__, every), repeat(1)), 0)  # each key's slot: 1
         # Found in the list (the array's items would be made into numbers at each step).
         starts = array("I", map(bisect.bisect_left, repeat(every), range(0, (1 << 32) + 1, 1 << _START_SHIFT)))
-        typos = cls(array("I", every), _packed(chain.from_iterable(map(lookup.__getitem__, ordered))),
-                    bytes(slots), starts)
+        typos = cls(array("I", every), _packed(map(and_, pairs, repeat((1 << below) - 1))), bytes(slots), starts)
         typos.lookup, typos.owns = lookup, owns
         return typos
 
