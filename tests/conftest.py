@@ -11,7 +11,8 @@ Things built once per test session, because every test reads them and none chang
   for the ``rulebooks`` fixture and are skipped, with one line in the header, when they are absent.
 
 Under pytest-xdist (``make test`` runs ``-n auto --dist loadfile``) each test file stays in one
-worker, the costliest files first; a worker that runs window tests makes its one Kivy window once.
+worker, the longest files first; the window files go to a third of the workers (each makes its one
+Kivy window once) and the browser files to one other (one Chromium a run).
 """
 
 import atexit
@@ -229,39 +230,102 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 if importlib.util.find_spec("xdist") is not None:
+    import functools
+    import re
 
-    def _cost(scope: str, tests: int) -> int:
-        """A file's likely cost, to start the costliest first: a window test costs several times
-        a plain one (it draws frames in software), whatever the file's count of tests."""
-        return tests * (6 if scope.startswith("tests/ui/") else 1)
+    # Wall seconds of the files that take longest in a worker (run of -n 6 on 2 cores, loaded
+    # machine), most of it waiting: on children (wheel, krcg, update), timeouts, emulators. Their
+    # count of tests says nothing of it (test_read_only_home: 1 test, 44 s; test_wheel: 2, 72 s),
+    # and ordered by that count they started last and ran alone at the end with the cores idle
+    # (that run: test_wheel, test_venue_simulate, test_read_only_home, test_journal_crash and
+    # test_venue_faults started in the last 90 s; the 6 workers ended over 41 s, 427 to 468 s).
+    # Only an order: a stale figure costs some balance, never a test.
+    _WALL = {
+        "tests/ui/test_ui_screens.py": 195, "tests/ui/test_ui_table.py": 136,
+        "tests/games/vtes/test_vtes_update.py": 134, "tests/unit/test_fuzz.py": 108,
+        "tests/unit/test_search.py": 85, "tests/ui/test_ui_layout.py": 72,
+        "tests/integration/test_wheel.py": 72, "tests/ui/test_by_ear_app.py": 67,
+        "tests/ui/test_ui_card.py": 66, "tests/ui/test_a11y_app.py": 64,
+        "tests/games/vtes/test_vtes_krcg.py": 62, "tests/integration/test_web_whole_games.py": 61,
+        "tests/unit/test_long_games.py": 60, "tests/unit/test_kv_kept.py": 48,
+        "tests/unit/test_table_props.py": 46, "tests/integration/test_web.py": 46,
+        "tests/integration/test_read_only_home.py": 44, "tests/integration/test_web_phone_page.py": 44,
+        "tests/ui/test_ui_venue.py": 35, "tests/integration/test_web_hostile.py": 35,
+        "tests/venue/test_venue_simulate.py": 33, "tests/integration/test_journal_crash.py": 29,
+        "tests/venue/test_venue_command.py": 27, "tests/hardware/test_tag_enroll.py": 27,
+        "tests/ui/test_ui_user_files_special.py": 27, "tests/unit/test_bench_compare.py": 27,
+        "tests/integration/test_speech_no_sound_card.py": 27, "tests/venue/test_venue_faults.py": 29,
+        "tests/ui/test_ui_terminal_quiet.py": 20, "tests/hardware/test_scan_to_play_console.py": 20,
+        "tests/integration/test_web_fuzz.py": 19, "tests/venue/test_venue_cli.py": 18,
+        "tests/integration/test_web_tls.py": 18,
+    }
+    _USES_WINDOW = re.compile(
+        r"def test_\w*\([^)]*\bwindow\b|@pytest\.fixture[^\n]*\n(?:@[^\n]*\n)*def \w+\([^)]*\bwindow\b")
+
+    @functools.cache
+    def _kind(scope: str) -> str:
+        """"browser" for a file that drives the shared Chromium, "window" for one that asks for the
+        Kivy window (a test or a fixture of its own taking ``window``), "" for the others."""
+        try:
+            source = Path(ROOT, scope).read_text(encoding="utf-8")
+        except OSError:
+            return ""
+        if "chromium_process_fixture" in source:
+            return "browser"
+        return "window" if _USES_WINDOW.search(source) else ""
+
+    def _cost(scope: str, tests: int) -> float:
+        """A file's likely wall time, to start the longest first: its measured figure, else about
+        0.8 s a test (the other files' mean), six times that for a window test (frames drawn in software)."""
+        return _WALL.get(scope) or tests * 0.8 * (6 if _kind(scope) == "window" else 1)
 
     def pytest_xdist_make_scheduler(config: pytest.Config, log):
         """With ``--dist loadfile``: a file's tests stay in one worker (they share module fixtures),
-        the costliest files first so that no long file starts last and runs alone at the end. Each
-        worker that runs a window test makes its own window once (the window fixture). A scheduler
-        of our own, because xdist's ``xdist_group`` marks no longer group anything with pytest
-        9.2's node ids (pytest-xdist issue 1386), and xdist orders files by their count of tests."""
+        the longest files first so that no long file starts last and runs alone at the end. A
+        scheduler of our own, because xdist's ``xdist_group`` marks no longer group anything with
+        pytest 9.2's node ids (pytest-xdist issue 1386), and xdist orders files by their count of tests.
+
+        Each worker that runs a window test imports Kivy and makes its own window (~0.5 CPU-s), and
+        each that runs a browser test launches its own Chromium (1-2 CPU-s): spread as they came, a run of 6 workers
+        made 5 windows and 3 launches. So the window files go to a third of the workers (2 of 6:
+        their ~620 s of wall in all is under two workers' share, ~430 s each), and the browser files
+        to one other worker (~145 s), each such worker taking its own kind first, then the plain
+        files as the others do. A worker with nothing of its kind or plain left stops (in a run of 6,
+        the browser and window workers are done with their kind long before the plain files). So
+        ordered, a run made 2 windows and 1 launch, and its 6 workers ended within 29 s of each other."""
         if config.getvalue("dist") != "loadfile":
             return None
         from xdist.scheduler import LoadScopeScheduling
 
-        class CostliestFileFirst(LoadScopeScheduling):
-            _ordered = False
+        class LongestFileFirst(LoadScopeScheduling):
+            _kinds: dict | None = None
 
             def _assign_work_unit(self, node) -> None:
                 # The queue is whole before the first file is handed out: order it once, by cost
                 # (the workers keep their own collection order: only the queue moves).
-                if not self._ordered:
+                if self._kinds is None:
                     ordered = sorted(self.workqueue.items(), key=lambda item: -_cost(item[0], len(item[1])))
                     self.workqueue.clear()
                     self.workqueue.update(ordered)
-                    self._ordered = True
-                super()._assign_work_unit(node)
+                    nodes = sorted(self.nodes, key=lambda n: n.gateway.id)
+                    windows = (len(nodes) + 2) // 3
+                    self._kinds = {n: "window" for n in nodes[:windows]}
+                    self._kinds[nodes[-1] if len(nodes) > windows else nodes[0]] = "browser"
+                own = self._kinds.get(node, "")
+                alive = {kind for n, kind in self._kinds.items() if n in self.assigned_work and not n.shutting_down}
+                scope = next((s for s in self.workqueue if own and _kind(s) == own), None)
+                if scope is None:  # plain files, else those whose worker is gone (crashed, say)
+                    scope = next((s for s in self.workqueue if not _kind(s) or _kind(s) not in alive), None)
+                if scope is not None:
+                    self.workqueue.move_to_end(scope, last=False)
+                    super()._assign_work_unit(node)
+                elif not self._pending_of(self.assigned_work[node]):
+                    node.shutdown()  # what is left is another worker's kind: no second window or Chromium
 
             def _split_scope(self, nodeid: str) -> str:
                 return nodeid.split("::", 1)[0]
 
-        return CostliestFileFirst(config, log)
+        return LongestFileFirst(config, log)
 
 
 # The largest window any UI test asks for (1280x800; 480x800 is as tall). Offscreen, Kivy's GL

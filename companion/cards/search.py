@@ -40,7 +40,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, combinations, compress, groupby, islice, repeat
-from operator import and_, getitem, or_, rshift, sub
+from operator import add, and_, getitem, lshift, mul, neg, or_, rshift, sub
 from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from rapidfuzz import fuzz
@@ -138,6 +138,7 @@ class _TypoForms:
         lookup: dict[int, tuple[int, ...]] = {}  # a form's key → its words' numbers
         forms = lookup.keys()
         every: list[int] = []  # each word's forms, a form of several words once per word
+        numbers: list[int] = []  # the word of each of ``every``
         owns: list[tuple[int, ...]] = []
         for i, word in enumerate(words):
             depth = _stored_depth(word)
@@ -146,21 +147,24 @@ class _TypoForms:
                 continue
             own = set(_deletions(word, depth))
             every += own
+            numbers += repeat(i, len(own))
             owns.append(tuple(own))
             shared = own & forms  # a set operation in C: most forms belong to one word
             for form in shared:
                 lookup[form] = (*lookup[form], i)
             lookup.update(dict.fromkeys(own - shared, (i,)))
-        every.sort()  # the keys as stored: a form of several words once per word, each step in C
-        ordered = sorted(lookup)
+        # The keys as stored, each with its word's number below it: sorted once, they are the
+        # keys in order and, for a form of several words, its words in theirs (as in ``lookup``).
+        below = max(len(words) - 1, 1).bit_length()
+        pairs = sorted(map(or_, map(lshift, every, repeat(below)), numbers))
+        every = list(map(rshift, pairs, repeat(below)))
         size = max(64, 1 << (4 * len(every)).bit_length())
         shift = 33 - size.bit_length()
         slots = bytearray(size)
-        deque(map(slots.__setitem__, map(shift.__rrshift__, ordered), repeat(1)), 0)  # each key's slot: 1
+        deque(map(slots.__setitem__, map(shift.__rrshift__, every), repeat(1)), 0)  # each key's slot: 1
         # Found in the list (the array's items would be made into numbers at each step).
         starts = array("I", map(bisect.bisect_left, repeat(every), range(0, (1 << 32) + 1, 1 << _START_SHIFT)))
-        typos = cls(array("I", every), _packed(chain.from_iterable(map(lookup.__getitem__, ordered))),
-                    bytes(slots), starts)
+        typos = cls(array("I", every), _packed(map(and_, pairs, repeat((1 << below) - 1))), bytes(slots), starts)
         typos.lookup, typos.owns = lookup, owns
         return typos
 
@@ -457,18 +461,21 @@ class DocIndex(Generic[T]):
 
     def _rank_tokens(self) -> None:
         """Each token's documents as a one-word query for it ranks them (see the class), in
-        three flat arrays; the tables they come from are not kept."""
+        three flat arrays; the tables they come from are not kept.
+
+        All the tokens are ranked in one flat pass (``_rank``), each step a ``map`` over every
+        token's documents at once (run in C: the largest game's tokens have 270,000 documents
+        in all, and a line of Python for each took a second; a step per token, 20,000 of them,
+        took a third of the build)."""
         tokens = sorted({*self._name_map, *self._name_prefixes, *self._text_map, *self._text_prefixes})
-        offsets, docs, scores, codes = [0], [], [], []
         order = _Order(self._names, self._first_len)
-        for token in tokens:
-            found = self._word_codes(token)
-            keys = self._rank(token, found, order)
-            ranked = list(map(order.docs.__getitem__, map(and_, keys, repeat(order.mask))))
-            docs += ranked
-            scores += map(sub, repeat(_MILLIS), map(rshift, keys, repeat(order.shift)))
-            codes += map(found.__getitem__, ranked)
-            offsets.append(len(docs))
+        found = list(map(self._word_codes, tokens))
+        sizes = list(map(len, found))
+        offsets = list(accumulate(sizes, initial=0))
+        keys = self._rank(tokens, found, sizes, offsets, order)
+        docs = list(map(order.docs.__getitem__, map(and_, keys, repeat(order.mask))))
+        scores = map(sub, repeat(_MILLIS), map(rshift, keys, repeat(order.shift)))
+        codes = map(getitem, chain.from_iterable(map(repeat, found, sizes)), docs)
         self._tokens = tokens
         self._offsets, self._docs, self._scores, self._codes = map(_packed, (offsets, docs, scores, codes))
         self._name_prefixes = self._text_prefixes = self._text_map = {}
@@ -626,32 +633,43 @@ class DocIndex(Generic[T]):
             return best
         return {d: bases[code] for d, code in self._word_codes(word).items()}
 
-    def _rank(self, q: str, codes: dict[int, int], order: _Order) -> list[int]:
-        """A one-word query's documents, best first, as their sort keys (``_Order``: each holds
-        the document's place and its score in thousandths, each score as ``search_normalized``
-        adds it up: the same float steps, the same rounding). Every step
-        is a ``map`` (run in C: the largest game's tokens have 270,000 documents in all, and a
-        line of Python for each took a second)."""
-        bases = self._bases[len(q)] if len(q) < len(self._bases) else _HEAD
-        docs = list(codes)
+    def _rank(self, tokens: list[str], found: list[dict[int, int]], sizes: list[int], offsets: list[int],
+              order: _Order) -> list[int]:
+        """Every token's documents (``found``: each one's best match code, by document), best
+        first, as their sort keys (``_Order``: each holds the document's place and its score in
+        thousandths, each score as ``search_normalized`` adds it up: the same float steps, the
+        same rounding), the tokens' back to back (token i's from ``offsets[i]``)."""
+        def each(values: Iterable[Any]) -> Iterator[Any]:  # a value a token → the value a document
+            return chain.from_iterable(map(repeat, values, sizes))
+
+        docs = list(chain.from_iterable(found))
+        queries = list(each(tokens))
         ratio = fuzz.ratio
-        best: Iterable[float] = map(ratio, repeat(q), map(order.first.__getitem__, docs))
-        if order.second is not None:  # a document's nearest name counts (None: a ratio of 0)
-            best = list(map(max, best, map(ratio, repeat(q), map(order.second.__getitem__, docs))))
-            more = order.more
-            for i in compress(range(len(docs)), map(more.__contains__, docs)):
-                best[i] = max(best[i], *map(ratio, repeat(q), more[docs[i]]))
-        # Each code's table turns a document's best ratio into its score's sort key (``_Order``).
-        keys = list(map(or_, map(getitem, map(order.tables(bases).__getitem__, codes.values()), best),
+        best = list(map(ratio, queries, map(order.names[0].__getitem__, docs)))
+        # A document's nearest name counts: its second names measured where it has one, then
+        # its third ones, each step over those that have as many names.
+        at: Sequence[int] = range(len(docs))
+        for names, has in zip(order.names[1:], order.has[1:], strict=True):
+            at = list(compress(at, map(has.__getitem__, map(docs.__getitem__, at))))
+            ratios = map(ratio, map(queries.__getitem__, at), map(names.__getitem__, map(docs.__getitem__, at)))
+            deque(map(best.__setitem__, at, map(max, map(best.__getitem__, at), ratios)), 0)
+        # A name that is, or starts with, the token: its bonus instead of the ratio's (a ratio is
+        # never negative: the bonus is written as one, see ``_RatioKeys``), by (token, document).
+        size = len(self._full)
+        bonus = self._name_bonuses({token: t for t, token in enumerate(tokens)}, size)
+        if bonus:
+            pairs = list(map(add, map(mul, each(range(len(tokens))), repeat(size)), docs))
+            at = list(compress(range(len(docs)), map(bonus.__contains__, pairs)))
+            deque(map(best.__setitem__, at, map(neg, map(bonus.__getitem__, map(pairs.__getitem__, at)))), 0)
+        # Each code's table (by the token's length) turns a document's best ratio into its
+        # score's sort key.
+        count = len(self._bases)
+        tables = each(map(order.tables, (self._bases[len(q)] if len(q) < count else _HEAD for q in tokens)))
+        keys = list(map(or_, map(getitem, map(getitem, tables, chain.from_iterable(map(dict.values, found))), best),
                         map(order.place.__getitem__, docs)))
-        special = self._name_bonus(q)
-        if special:  # a name that is, or starts with, the query: its bonus instead of the ratio's
-            score_keys, place = order.keys, order.place
-            for i in compress(range(len(docs)), map(special.__contains__, docs)):
-                d = docs[i]
-                keys[i] = score_keys[bases[codes[d]] + special[d]] | place[d]
-        keys.sort()
-        return keys
+        # Each token's keys sorted in place (``sorted`` of each token's slice, in C).
+        ends = offsets[1:]
+        return list(chain.from_iterable(map(sorted, map(keys.__getitem__, map(slice, offsets, ends)))))
 
     # --- the query -----------------------------------------------------------------------
     def search(self, query: str, limit: int = 20, allowed: Allowed | None = None) -> list[Hit[T]]:
@@ -801,6 +819,22 @@ class DocIndex(Generic[T]):
         return [(neg, n, places[d], _hit(Hit, (items[d], -neg, "name" if name else "text")))
                 for neg, n, d, name in ranked]
 
+    def _name_bonuses(self, tokens: Mapping[str, int], size: int) -> dict[int, int]:
+        """``_name_bonus`` of every token at once, by token number * ``size`` + document: a name
+        starts with a token (which has no space) only if its first word does."""
+        bonus: dict[int, int] = {}
+        for d, fulls in enumerate(self._full):
+            for full in fulls:
+                first = full.split(" ", 1)[0]
+                for end in range(1, len(first) + 1):
+                    t = tokens.get(first[:end])
+                    if t is not None:
+                        if end == len(full):
+                            bonus[t * size + d] = 10
+                        else:
+                            bonus.setdefault(t * size + d, 5)
+        return bonus
+
     def _name_bonus(self, q: str) -> dict[int, int]:
         """The documents one of whose names is the whole query (10) or starts with it (5)."""
         names, docs = self._sorted_names, self._sorted_docs
@@ -822,7 +856,8 @@ _MILLIS = 1 << 14  # above any score in thousandths (13,000 at most: 3 + a bonus
 class _Order:
     """What ranking a part's tokens shares: its documents in the order equal scores rank them
     (shorter first name first, then the document's own order), each one's place in it; each
-    document's first and second names (the others apart: few have more); and ``keys``, each
+    document's first names, second names and so on (``names``, and ``has``: whether it has
+    one); and ``keys``, each
     score seen → what it sorts as: its thousandths (``round(score, 3)``, the slow part, once a
     score), from ``_MILLIS`` down, shifted above a place. A score and a place make one number
     that sorts as (-score, first name's length, document) does (and stays below 2 ** 30, a
@@ -835,10 +870,10 @@ class _Order:
             self.place[d] = at
         self.shift = max(len(self.docs) - 1, 1).bit_length()
         self.mask = (1 << self.shift) - 1
-        self.first = [own[0] for own in names]
-        several = any(len(own) > 1 for own in names)
-        self.second = [own[1] if len(own) > 1 else None for own in names] if several else None
-        self.more = {d: own[2:] for d, own in enumerate(names) if len(own) > 2}
+        # Each document's first names, second names (None where it has only one)...
+        most = max(map(len, names), default=1)
+        self.names = [[own[n] if len(own) > n else None for own in names] for n in range(most)]
+        self.has = [[len(own) > n for own in names] for n in range(most)]
         self.keys = _Keys(self.shift)
         self._tables: dict[int, list[_RatioKeys]] = {}
 
@@ -875,7 +910,8 @@ class _RatioKeys(dict[float, int]):
         self.base, self.keys = base, keys
 
     def __missing__(self, best: float) -> int:
-        key = self[best] = self.keys[self.base + 2 * best / 100]
+        # A negative "ratio" is a name bonus (``DocIndex._rank``): the code's score plus it.
+        key = self[best] = self.keys[self.base + 2 * best / 100 if best >= 0 else self.base + -best]
         return key
 
 
