@@ -76,7 +76,7 @@ def players_for(game: str, wanted: str | int | dict[str, str] | None, demo: dict
 class Demo:
     """The app's root with every registered screen, and a demo table for one game at a time."""
 
-    def __init__(self, workdir: Path, library: Any = None) -> None:
+    def __init__(self, workdir: Path, library: Any = None, start: str = "card") -> None:
         from companion.cards.library import CardLibrary
         from companion.play.voice import Voice
         from companion.ui.app import build_root
@@ -86,7 +86,7 @@ class Demo:
         self.library.games  # noqa: B018 - the index, loaded before any screen asks for it
         self.session = SessionMirror(voice=Voice(enabled=False), journal_path=workdir / "demo.sqlite3",
                                      library=self.library)
-        self.root = build_root(self.session)
+        self.root = build_root(self.session, start=start)
         self.data = demo_data()
         self._extra: dict[str, Any] = {}
 
@@ -110,7 +110,7 @@ class Demo:
     def set_game(self, game: str, players: str | int | dict[str, str] | None = None,
                  screens: Iterable[str] | None = None) -> None:
         """Start the demo game: players, a few table commands, cards laid, a deck, a query. Only
-        the ``screens`` that will be shown get their demo (a deck checked, a search), when given."""
+        the ``screens`` that will be shown get their demo (the cards laid, a deck checked, a search), when given."""
         from companion.readers.events import TagEvent
         from companion.tags.resolve import Scan
 
@@ -127,11 +127,12 @@ class Demo:
             card = self.card(ref)
             return Scan(event, "card", card=card, ref=ref) if card is not None else Scan(event, "unknown", ref=ref)
 
-        card_screen = self.root.get_screen("card")
-        card_screen.clear_history()
-        for i, ref in enumerate([*reversed(demo.get("history") or []), demo["card"]]):
-            card_screen.show_scan(scan(ref, f"04DE00{i:02X}A1B2C3"))
         shown = None if screens is None else set(screens)
+        if shown is None or "card" in shown:
+            card_screen = self.root.get_screen("card")
+            card_screen.clear_history()
+            for i, ref in enumerate([*reversed(demo.get("history") or []), demo["card"]]):
+                card_screen.show_scan(scan(ref, f"04DE00{i:02X}A1B2C3"))
         for name in self.screens():
             if shown is not None and name not in shown:
                 continue
@@ -228,7 +229,12 @@ def render(out: Path, size: tuple[int, int] | Iterable[tuple[int, int] | tuple[i
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     with tempfile.TemporaryDirectory(prefix="companion-shots-") as tmp:
-        demo = Demo(Path(tmp))
+        from companion.ui.app import SCREENS
+
+        # The first screen pictured is made first: a screen never pictured (the Card screen, which
+        # the app makes first) is neither made nor laid out again at each size.
+        first = next((spec.name for spec in SCREENS if screens is None or spec.name in set(screens)), "card")
+        demo = Demo(Path(tmp), start=first)
         Window.size = sizes[0]
         theme.text_scale = shots[0][2]
         Window.add_widget(demo.root)
