@@ -1,7 +1,11 @@
 """``cards update``: the official VTES lists and their French and Spanish translations, fetched
 from a local HTTP server on 127.0.0.1 (never the internet) that serves krcg's own English lists
 plus a new card and small translation fixtures; checked; swapped in as a user cache. A bad
-download changes nothing. Runs under krcg 4 and krcg 5 (the matrix of noxfile.py)."""
+download changes nothing. Runs under krcg 4 and krcg 5 (the matrix of noxfile.py).
+
+The successful update is done once for the module, through the command line as a user runs it
+(``updated_once``): the tests that start from updated lists each get its home back as it left it,
+instead of fetching, reading and indexing the lists again each (a few CPU-seconds per test)."""
 
 import csv
 import functools
@@ -15,6 +19,7 @@ import sys
 import threading
 import zipfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -46,11 +51,9 @@ def _zip(folder: Path, code: str) -> None:
             z.write(FIXTURES / name, name)
 
 
-@pytest.fixture
-def site(tmp_path: Path) -> Path:
+def _publish(folder: Path) -> None:
     """What the official sites would serve: krcg's bundled English lists, one new card, the
     fixtures' translations zipped as VEKN publishes them."""
-    folder = tmp_path / "site"
     folder.mkdir()
     bundled = vtes.backend().bundled_folder()
     for name in ("vtessets.csv", "vtescrypt.csv", "vteslib.csv"):
@@ -60,7 +63,6 @@ def site(tmp_path: Path) -> Path:
     _append_card(folder / "vteslib.csv")
     _zip(folder, "fr-FR")
     _zip(folder, "es-ES")
-    return folder
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -68,15 +70,45 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture
-def server(site: Path) -> Iterator[str]:
-    handler = functools.partial(_Quiet, directory=str(site))
+@dataclass
+class _Mirror:
+    url: str
+    served: Path  # the folder the server serves, which a test may spoil
+    published: Path  # the same files as published, kept apart
+
+    def restore(self) -> Path:
+        shutil.rmtree(self.served, ignore_errors=True)
+        shutil.copytree(self.published, self.served)
+        return self.served
+
+
+@pytest.fixture(scope="module")
+def mirror(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Mirror]:
+    """One server for the module: the update every test starts from (``updated_once``) names it
+    as its source, which ``cards stats`` reports."""
+    base = tmp_path_factory.mktemp("vtes-mirror")
+    _publish(base / "published")
+    served = base / "site"
+    handler = functools.partial(_Quiet, directory=str(served))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    mirror = _Mirror(f"http://127.0.0.1:{httpd.server_address[1]}/", served, base / "published")
+    mirror.restore()
+    yield mirror
     httpd.shutdown()
     httpd.server_close()
+
+
+@pytest.fixture
+def site(mirror: _Mirror) -> Path:
+    """The served files as published (a test before may have cut or moved some)."""
+    return mirror.restore()
+
+
+@pytest.fixture
+def server(mirror: _Mirror, site: Path) -> str:
+    return mirror.url
 
 
 @pytest.fixture
@@ -92,6 +124,50 @@ def home(tmp_path: Path, monkeypatch) -> Iterator[Path]:
     vtes.forget()
 
 
+@dataclass
+class _Updated:
+    home: Path
+    saved: Path  # the home as the update left it
+    offline: Path | None  # the lists in use before the update
+    done: subprocess.CompletedProcess[str]
+
+
+@pytest.fixture(scope="module")
+def updated_once(mirror: _Mirror, tmp_path_factory: pytest.TempPathFactory) -> _Updated:
+    """One ``cards update`` through the command line, as a user runs it, in a home of its own
+    with a copy of the session's card index (see ``home``), which the update brings up to date
+    (its VTES row built from the new lists: seconds of CPU). Done once for the module: each test
+    that starts from updated lists gets this home back as the update left it (``updated``)."""
+    base = tmp_path_factory.mktemp("vtes-updated")
+    home = base / "home"
+    mirror.restore()
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("COMPANION_HOME", str(home))
+        env.delenv("COMPANION_CACHE", raising=False)
+        warm_index(home)
+        vtes.forget()
+        offline = vtes_update.current()
+        done = _cli(home, "cards", "update", "--mirror", mirror.url, "--json")
+        vtes.forget()
+    # Kept with copy2's modes, sizes and modification times, and put back at the very same path:
+    # the card index's VTES key names the lists' files by path, size and time.
+    shutil.copytree(home, base / "saved")
+    return _Updated(home, base / "saved", offline, done)
+
+
+@pytest.fixture
+def updated(updated_once: _Updated, monkeypatch) -> Iterator[Path]:
+    """The home ``updated_once``'s update left, as it left it (a test before may have changed it)."""
+    home = updated_once.home
+    shutil.rmtree(home, ignore_errors=True)
+    shutil.copytree(updated_once.saved, home)
+    monkeypatch.setenv("COMPANION_HOME", str(home))
+    monkeypatch.delenv("COMPANION_CACHE", raising=False)
+    vtes.forget()
+    yield home
+    vtes.forget()
+
+
 def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COMPANION_HOME": str(home)}
     env.pop("COMPANION_CACHE", None)  # new lists in this home: its own index (see ``home``)
@@ -99,11 +175,13 @@ def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           timeout=300)
 
 
-def test_update_fetches_checks_and_swaps_in_the_new_lists(card_library, home: Path, server: str) -> None:
-    # krcg's bundled lists, as the session's card index holds them (read again here: 2 CPU-s).
+def test_update_fetches_checks_and_swaps_in_the_new_lists(card_library, updated_once: _Updated, updated: Path,
+                                                           server: str) -> None:
+    home = updated
+    # krcg's bundled lists, as the session's card index holds them.
     bundled = len(card_library.load("vtes"))
-    assert vtes_update.current() is None  # offline start: krcg's bundled lists
-    done = _cli(home, "cards", "update", "--mirror", server, "--json")
+    assert updated_once.offline is None  # offline start: krcg's bundled lists
+    done = updated_once.done  # ``cards update --mirror <server> --json``, run by the fixture
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["cards"] == bundled + 1 and result["added"] == 1
@@ -126,8 +204,8 @@ def test_update_fetches_checks_and_swaps_in_the_new_lists(card_library, home: Pa
     assert folder is not None and {p.suffix for p in folder.iterdir()} == {".csv", ".zip", ".json"}
 
 
-def test_an_update_is_refused_whole_and_changes_nothing(home: Path, server: str, site: Path) -> None:
-    vtes_update.update(server)
+def test_an_update_is_refused_whole_and_changes_nothing(updated: Path, server: str, site: Path) -> None:
+    home = updated
     before = vtes_update.current()
     assert before is not None
     library = CardLibrary()
@@ -168,8 +246,7 @@ def test_no_network_is_a_clear_message(home: Path) -> None:
     assert vtes_update.current() is None
 
 
-def test_stored_lists_krcg_cannot_read_fall_back_to_the_bundled_ones(home: Path, server: str) -> None:
-    vtes_update.update(server)
+def test_stored_lists_krcg_cannot_read_fall_back_to_the_bundled_ones(updated: Path) -> None:
     folder = vtes_update.current()
     assert folder is not None
     (folder / "vteslib.csv").write_text('"Id","Name"\n"1","broken"\n', encoding="utf-8")
