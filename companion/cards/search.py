@@ -438,6 +438,7 @@ class DocIndex(Generic[T]):
                     del self._text_prefixes[prefix]
         self._tokens: list[str] = []  # sorted: a token's number is its place
         self._ranked = ranked
+        self._kept_scores: dict[str, dict[int, float]] = {}  # _word_scores' of an index not ranked
         self._prepare_names()
         self._load_bases()
         if ranked:
@@ -631,7 +632,14 @@ class DocIndex(Generic[T]):
                 for other in near:
                     best.update(dict.fromkeys(self._name_map[other], score))
             return best
-        return {d: bases[code] for d, code in self._word_codes(word).items()}
+        # Every query is scored here (a game's rules): a search box asks again at each key typed,
+        # with the same first words; a few words' scores kept (never changed: read only).
+        kept = self._kept_scores.get(word)
+        if kept is None:
+            if len(self._kept_scores) >= 32:
+                self._kept_scores.clear()
+            kept = self._kept_scores[word] = {d: bases[code] for d, code in self._word_codes(word).items()}
+        return kept
 
     def _rank(self, tokens: list[str], found: list[dict[int, int]], sizes: list[int], offsets: list[int],
               order: _Order) -> list[int]:
