@@ -438,6 +438,7 @@ class DocIndex(Generic[T]):
                     del self._text_prefixes[prefix]
         self._tokens: list[str] = []  # sorted: a token's number is its place
         self._ranked = ranked
+        self._kept_scores: dict[str, dict[int, float]] = {}  # _word_scores' of an index not ranked
         self._prepare_names()
         self._load_bases()
         if ranked:
@@ -631,7 +632,14 @@ class DocIndex(Generic[T]):
                 for other in near:
                     best.update(dict.fromkeys(self._name_map[other], score))
             return best
-        return {d: bases[code] for d, code in self._word_codes(word).items()}
+        # Every query is scored here (a game's rules): a search box asks again at each key typed,
+        # with the same first words; a few words' scores kept (never changed: read only).
+        kept = self._kept_scores.get(word)
+        if kept is None:
+            if len(self._kept_scores) >= 32:
+                self._kept_scores.clear()
+            kept = self._kept_scores[word] = {d: bases[code] for d, code in self._word_codes(word).items()}
+        return kept
 
     def _rank(self, tokens: list[str], found: list[dict[int, int]], sizes: list[int], offsets: list[int],
               order: _Order) -> list[int]:
@@ -1223,6 +1231,7 @@ class SearchIndex:
         self._every_attrs: list[Attrs] | None = None
         self._by_game_made: dict[str, Allowed] | None = None
         self._allowed_cache: dict[int, tuple[Any, list[set[int]]]] = {}  # _search_normalized's
+        self._filtered_cache: dict[tuple[str | None, str, str, int | None], list[frozenset[int]]] = {}
 
     @property
     def built(self) -> tuple[str, ...]:
@@ -1291,8 +1300,8 @@ class SearchIndex:
         parts = self._parts if game is None else self._of_game.get(game, ())
         if not filtered and len(parts) == 1:  # one game's cards, the usual: that part's own hits
             return parts[0].index.search_normalized(q, limit)
-        chosen = [(part, {i for i, a in enumerate(part.attrs) if self._fits(a, t, c, cost)} if filtered else None)
-                  for part in parts]
+        chosen = list(zip(parts, self._allowed_in_parts(game, t, c, cost), strict=True)) if filtered else [
+            (part, None) for part in parts]
         if len(chosen) == 1:
             part, allowed = chosen[0]
             return part.index.search_normalized(q, limit, allowed)
@@ -1312,6 +1321,21 @@ class SearchIndex:
             kept = self._allowed_cache[id(allowed)] = (
                 allowed, [{i for i, p in enumerate(part.places) if p in allowed} for part in self._parts])
         return _merged(q, limit, list(zip(self._parts, kept[1], strict=True)))
+
+    def _allowed_in_parts(self, game: str | None, t: str, c: str, cost: int | None) -> list[frozenset[int]]:
+        """Each part's cards (of ``game``, all: None) that the filters allow, by their place in the
+        part. Kept for the next queries with the same filters: the search box asks again at each
+        key typed, and testing every card's filters was most of a filtered search's time. A few
+        filters kept (a card's filters never change in one index)."""
+        key = (game, t, c, cost)
+        kept = self._filtered_cache.get(key)
+        if kept is None:
+            parts = self._parts if game is None else self._of_game.get(game, ())
+            kept = [frozenset(i for i, a in enumerate(part.attrs) if self._fits(a, t, c, cost)) for part in parts]
+            if len(self._filtered_cache) >= 16:
+                self._filtered_cache.clear()
+            self._filtered_cache[key] = kept
+        return kept
 
     def _fits(self, attrs: Attrs, t: str, c: str, cost: int | None) -> bool:
         return self._has(attrs, 0, t) and self._has(attrs, 1, c) and (cost is None or attrs[2] == cost)

@@ -19,6 +19,7 @@ from companion.cards.library import CardLibrary
 from companion.games.vtes import cards as vtes
 from companion.speech.phrases import card_speech
 from tests.cards_index import warm_index, without
+from tests.cli_run import run_cli
 
 KRCG5 = vtes.krcg_major() >= 5
 needs_krcg5 = pytest.mark.skipif(not KRCG5, reason="krcg 4 (Python 3.11) ships no translations")
@@ -91,8 +92,7 @@ def test_french_name_is_searchable(library: CardLibrary) -> None:
 
 
 def test_cards_show_in_french_from_the_command_line() -> None:
-    out = subprocess.run([sys.executable, "-m", "companion", "--lang", "fr", "cards", "show", "vtes:100845"],
-                         capture_output=True, text=True, timeout=120)
+    out = run_cli("--lang", "fr", "cards", "show", "vtes:100845")  # what it prints: in this process
     assert out.returncode == 0, out.stderr
     first = out.stdout.splitlines()[0]
     assert first.startswith("Diriger les indécis" if KRCG5 else "Govern the Unaligned"), out.stdout
