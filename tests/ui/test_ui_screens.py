@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from companion.games.vtes import cards as _vtes
+from companion.ui.screenshots import save_window_png
 from tests.ui_helpers import Pixels, read_png
 from tests.ui_helpers import frames as ui_frames
 
@@ -25,10 +26,10 @@ ARTIFACTS = ["anneau-de-midas", "calice-de-vie", "dague-sacrificielle", "fouet-a
 
 
 @pytest.fixture(scope="module")
-def demo(window, tmp_path_factory):
+def demo(window, tmp_path_factory, card_library):
     from companion.ui.screenshots import Demo
 
-    demo = Demo(tmp_path_factory.mktemp("demo"))
+    demo = Demo(tmp_path_factory.mktemp("demo"), card_library)  # the session's, as the scans below read
     window.add_widget(demo.root)
     yield demo
     window.remove_widget(demo.root)
@@ -220,12 +221,13 @@ def _library():
 @pytest.mark.parametrize("size", [(800, 480), (1280, 800), (480, 800)])
 def test_each_screen_renders_whole_at(size, window, demo, tmp_path):
     resize(window, *size)
-    demo.set_game("vtes")
+    demo.set_game("vtes", screens=MINE)
     for name in MINE:
         demo.root.show(name)
         frames(6)
         screen = demo.root.get_screen(name)
-        path = Path(window.screenshot(name=str(tmp_path / f"{name}.png")))
+        path = tmp_path / f"{name}.png"
+        save_window_png(path)  # the screenshots command's own picture of the window
         assert path.is_file()
         pixels = read_png(path)
         assert (pixels.width, pixels.height) == size
@@ -250,7 +252,7 @@ def test_nav_rail_words_never_break_in_two(window, demo):
     from companion.ui.theme import theme
 
     resize(window, 800, 480)
-    demo.set_game("vtes")
+    demo.set_game("vtes", screens=())  # a game on the table; no screen's demo is looked at
     demo.root.show("settings")
     settle(4)
     names = [b.screen for b in demo.root.nav.buttons()]
@@ -273,7 +275,7 @@ def test_nav_rail_words_never_break_in_two(window, demo):
 
 def test_card_history_tap_shows_a_card_again(window, demo):
     resize(window, 800, 480)
-    demo.set_game("vtes")
+    demo.set_game("vtes", screens=("card",))
     card = demo.root.get_screen("card")
     demo.root.show("card")
     settle()
@@ -306,7 +308,7 @@ def test_rules_search_as_you_type_finds_a_misspelled_glossary_entry(window, demo
     from companion.cards.gamedata import GlossaryEntry
 
     resize(window, 800, 480)
-    demo.set_game("vtes")
+    demo.set_game("vtes", screens=("rules",))
     rules = demo.root.get_screen("rules")
     demo.root.show("rules")
     search = rules.ids.search
@@ -334,7 +336,7 @@ def test_unknown_tag_is_picked_bound_and_then_known(window, demo):
     from companion.tags.collection import collection_path, load_uid_map
 
     resize(window, 800, 480)
-    demo.set_game("vtes")
+    demo.set_game("vtes", screens=("enroll",))
     uid = "04E1A2B3C4D5%02X" % (int(time.time()) % 256)
     scan = laid(uid=uid)
     assert scan.status == "unknown"
@@ -388,7 +390,7 @@ def test_a_whole_deck_is_tagged_card_after_card(window, demo):
 # --- Deck: scans update the counts and the verdict ------------------------------------------------------
 def test_scanning_a_deck_updates_counts_and_legality(window, demo, tmp_path):
     resize(window, 800, 480)
-    demo.set_game("res-arcana")
+    demo.set_game("res-arcana", screens=("deck",))
     deck = demo.root.get_screen("deck")
     demo.root.show("deck")
     deck.clear()
