@@ -89,6 +89,19 @@ def home_root(session, roots: list | None = None):
     return root
 
 
+def window_pixels(window) -> Pixels:
+    """The window's pixels as its screenshot reads them (``Window.screenshot``: glReadPixels of
+    the frame drawn last), top row first, with no PNG written and decoded again: the PNG's
+    compression was about 0.1 s of CPU a picture, and nothing reads the file."""
+    from kivy.graphics.opengl import GL_RGBA, GL_UNSIGNED_BYTE, glReadPixels
+
+    width, height = (int(v) for v in window.size)
+    data = glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE)
+    stride = width * 4
+    # OpenGL's rows come bottom first.
+    return Pixels(width, height, b"".join(data[y * stride:(y + 1) * stride] for y in range(height - 1, -1, -1)))
+
+
 def read_png(path: str | Path) -> Pixels:
     """Decode a screenshot with Kivy's own image loader (needs the Kivy window to exist)."""
     from kivy.core.image import ImageLoader

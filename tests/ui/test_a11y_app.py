@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui_helpers import frames, home_root, read_png, relative_luminance
+from tests.ui_helpers import frames, home_root, relative_luminance, window_pixels
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(90)]
 
@@ -244,7 +244,7 @@ def test_focus_order_is_predictable_and_spoken(app):
 
 
 @pytest.mark.parametrize("scale", [1.0, 2.0])
-def test_focus_ring_contrast(app, tmp_path, scale):
+def test_focus_ring_contrast(app, scale):
     from companion.ui.theme import theme
 
     theme.text_scale = scale
@@ -257,7 +257,7 @@ def test_focus_ring_contrast(app, tmp_path, scale):
         left, right = sorted(c[0] for c in corners)
         bottom, top = sorted(c[1] for c in corners)
         height = int(app.window.height)
-        pixels = read_png(app.window.screenshot(name=str(tmp_path / f"ring-{scale}.png")))
+        pixels = window_pixels(app.window)  # as its screenshot reads them
         ring = max(3, int(theme.base / 8))
         accent = tuple(int(round(c * 255)) for c in theme.accent[:3])
         # the bands just outside the box, on its four sides, are the ring, in the accent colour

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from companion.games.vtes import cards as _vtes
-from tests.ui_helpers import Pixels, measured_contrast, read_png, run_app_process, widget_box
+from tests.ui_helpers import Pixels, measured_contrast, read_png, run_app_process, widget_box, window_pixels
 
 # krcg 5 (Python 3.12+) ships Govern the Unaligned's official French text: a French screen shows it.
 OFFICIAL_FRENCH = _vtes.krcg_major() >= 5
@@ -61,11 +61,10 @@ class Stage:
         self.frames()
         assert tuple(self.window.size) == (width, height)
 
-    def shot(self, directory: Path, name: str) -> tuple[Path, Pixels]:
+    def shot(self) -> Pixels:
+        """The window's pixels once drawn, as its screenshot reads them (no PNG file in between)."""
         self.frames(3, draw=True)
-        path = Path(self.window.screenshot(name=str(directory / f"{name}.png")))
-        assert path.is_file()
-        return path, read_png(path)
+        return window_pixels(self.window)
 
     def box(self, widget) -> tuple[int, int, int, int]:
         return widget_box(widget, int(self.window.height))
@@ -115,13 +114,13 @@ def assert_nothing_clipped(stage: Stage) -> None:
 
 
 # --- the card, large and legible --------------------------------------------------------------
-def test_card_screen_shows_the_scanned_card(stage, resolver, tmp_path):
+def test_card_screen_shows_the_scanned_card(stage, resolver):
     from companion.ui.theme import theme
 
     stage.size(800, 480)
     stage.screen.games = resolver.library.game  # as the app's session gives it
     stage.screen.show_scan(laid(resolver, GOVERN))
-    path, pixels = stage.shot(tmp_path, "card-800x480")
+    pixels = stage.shot()
 
     ids = stage.screen.ids
     assert ids.title_label.text == GOVERN_SHOWN
@@ -160,7 +159,7 @@ def test_empty_state_then_card(stage, resolver):
 
 
 @pytest.mark.parametrize("size", [(800, 480), (1280, 800), (480, 800)])
-def test_text_at_200_percent_wraps_and_scrolls_never_clips(stage, resolver, tmp_path, size):
+def test_text_at_200_percent_wraps_and_scrolls_never_clips(stage, resolver, size):
     from companion.ui.theme import theme
 
     stage.size(*size, scale=1.0)
@@ -168,7 +167,7 @@ def test_text_at_200_percent_wraps_and_scrolls_never_clips(stage, resolver, tmp_
     stage.frames()
     title_at_100 = stage.screen.ids.title_label.font_size
     stage.size(*size, scale=2.0)
-    _, pixels = stage.shot(tmp_path, f"anson-{size[0]}x{size[1]}-200")
+    pixels = stage.shot()
     ids = stage.screen.ids
 
     assert ids.title_label.font_size == pytest.approx(2 * title_at_100)
@@ -188,13 +187,13 @@ def test_text_at_200_percent_wraps_and_scrolls_never_clips(stage, resolver, tmp_
     assert ids.detail_label.text == ANSON
 
 
-def test_light_palette_keeps_seven_to_one(stage, resolver, tmp_path):
+def test_light_palette_keeps_seven_to_one(stage, resolver):
     from companion.ui.theme import theme
 
     theme.use_palette("contrast-light")
     stage.size(800, 480)
     stage.screen.show_scan(laid(resolver, GOVERN))
-    _, pixels = stage.shot(tmp_path, "card-light")
+    pixels = stage.shot()
     ids = stage.screen.ids
     assert pixels.colours(stage.box(ids.title_label), step=1).most_common(1)[0][0] == (255, 255, 255)
     for label in (ids.title_label, ids.text_label, ids.rulings_label, ids.where_label):
@@ -212,7 +211,7 @@ def test_every_palette_pair_is_seven_to_one():
 
 # --- unknown and unreadable tags: calm, never a crash -----------------------------------------
 @pytest.mark.parametrize("kind", ["no-ndef", "garbage-ndef", "unknown-ref", "unreadable"])
-def test_unknown_and_unreadable_tags_are_shown_calmly(stage, resolver, tmp_path, kind):
+def test_unknown_and_unreadable_tags_are_shown_calmly(stage, resolver, kind):
     from companion.readers.events import TagEvent
     from companion.readers.simulator import text_ndef
     from companion.ui.theme import theme
@@ -226,7 +225,7 @@ def test_unknown_and_unreadable_tags_are_shown_calmly(stage, resolver, tmp_path,
 
     stage.size(800, 480)
     stage.screen.show_scan(scan)
-    _, pixels = stage.shot(tmp_path, f"tag-{kind}")
+    pixels = stage.shot()
     ids = stage.screen.ids
     expected = "Étiquette illisible" if kind == "unreadable" else "Carte inconnue"
     assert ids.title_label.text == expected
