@@ -69,10 +69,13 @@ for variant in json.loads(sys.argv[2]):
 
 
 def _variants(cache: Path, kept: bool, variants: list[list[tuple[str, str]]],
-              read: bool | None = None) -> list[dict[str, object]]:
+              read: bool | None | list[bool | None] = None) -> list[dict[str, object]]:
     """Each kv file's rules as a fresh program parses them, once per variant of the texts (a list
-    of text replacements); ``read``: whether they must have come from kept files (True), from
-    Kivy's parse (False), or either (None)."""
+    of text replacements), in that order; ``read``: whether they must have come from kept files
+    (True), from Kivy's parse (False), or either (None), for all the variants or one per variant.
+    Nothing of a parse stays in the program but the kept files on the disk: a variant finds what
+    the ones before it kept, as the next program would."""
+    reads = read if isinstance(read, list) else [read] * len(variants)
     env = dict(os.environ, PYTHONPATH=str(ROOT), COMPANION_CACHE=str(cache), COMPANION_KV_KEPT="1" if kept else "0",
                KIVY_NO_ARGS="1", KIVY_NO_CONSOLELOG="1",
                PYTHONHASHSEED="0")  # Kivy lists an expression's watched keys from a set: one order in all
@@ -82,9 +85,9 @@ def _variants(cache: Path, kept: bool, variants: list[list[tuple[str, str]]],
     assert proc.returncode == 0, proc.stderr[-2000:]
     found = [json.loads(line) for line in proc.stdout.strip().splitlines()[-len(variants):]]
     assert len(found) == len(variants)
-    for kinds, _rules in found:
-        if read is not None:
-            assert kinds == (["KeptRule"] if read else ["ParserRule"])
+    for (kinds, _rules), must in zip(found, reads, strict=True):
+        if must is not None:
+            assert kinds == (["KeptRule"] if must else ["ParserRule"])
     return [rules for _kinds, rules in found]
 
 
@@ -120,9 +123,10 @@ def test_kept_rules_are_kivys_own_parse_and_an_edit_is_parsed_again(tmp_path: Pa
     first = _after_first_start(first_start, tmp_path)
     kept_files = sorted((tmp_path / "kv").iterdir())
     assert len(kept_files) >= len(parsed)  # style.kv also as the Builder reads it at its import
-    assert _rules(tmp_path, kept=True, read=True) == first == parsed  # read back: the same rules
+    # Read back, then an edited text (home.kv parsed, the others read): one program, the edit last.
+    read_back, edited = _variants(tmp_path, True, [[], [("theme.gap / 3", "theme.gap / 4")]], read=[True, None])
+    assert read_back == first == parsed  # read back: the same rules
     # An edited text is not answered from what was kept for the old one.
-    edited = _rules(tmp_path, True, "theme.gap / 3", "theme.gap / 4")  # home.kv parsed, the others read
     assert edited["ui/kv/home.kv"] != parsed["ui/kv/home.kv"]
     assert edited == edited_by_kivy
 
@@ -135,8 +139,10 @@ def test_a_damaged_kept_file_is_parsed_again(tmp_path: Path, first_start) -> Non
         # Cut short, its digest kept with garbage after it, or its plain data of another shape.
         damaged = [data[: len(data) // 2], data[:16] + b"\x00garbage", data[:16] + b"\xe9\x03\x00\x00\x00"]
         path.write_bytes(damaged[i % 3])
-    assert _rules(tmp_path, kept=True) == parsed  # each damaged file parsed again, and kept anew
-    assert _rules(tmp_path, kept=True, read=True) == parsed
+    # Each damaged file parsed again and kept anew (first pass), then read from what was kept.
+    again, read_back = _variants(tmp_path, True, [[], []], read=[None, True])
+    assert again == parsed
+    assert read_back == parsed
 
 
 @pytest.mark.timeout(300)
