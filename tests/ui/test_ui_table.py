@@ -589,11 +589,13 @@ def test_the_turn_clock_after_a_system_clock_jump(stage, monkeypatch):
 
 
 # --- resume after the app is gone ------------------------------------------------------------
-def test_resume_shows_the_same_table(window, tmp_path):
+def test_resume_shows_the_same_table(window, app_root, tmp_path):
     from companion.ui.screens.table import table_view
 
     journal = tmp_path / "games.sqlite3"
-    first = Stage(window, journal)
+    # The game played on the module's root started afresh over this journal; the restart below
+    # makes a root of its own, as a new process does.
+    first = Stage(window, journal, roots=app_root)
     try:
         start(first, "res-arcana", ["Ann", "Bob", "Cy"], seed=4)
         step(first, 0, "or", 2)

@@ -33,11 +33,13 @@ def broker(tmp_path) -> Iterator[Broker]:
         yield b
 
 
-def frames(count: int = 2) -> None:
-    """``count`` frames, the window drawn on the last one only (tests.ui_helpers.frames)."""
+def frames(count: int = 2, draw: bool = True) -> None:
+    """``count`` frames, the window drawn on the last one only, or not at all with ``draw=False``
+    (tests.ui_helpers.frames): between touches nothing reads the window's pixels, and a drawn
+    frame of the table is 25-90 ms of CPU here; a screenshot draws its own (``_shot``)."""
     from tests.ui_helpers import frames as ui_frames
 
-    ui_frames(count)
+    ui_frames(count, draw)
 
 
 def settle(check, what: str, timeout: float = 30.0) -> None:
@@ -204,19 +206,19 @@ def test_a_table_joins_a_venue_from_the_window_and_calls_a_judge(window, tmp_pat
         assert w.runtime.voice.wait_idle(5)
         assert w.said[-1] == "Un juge est appelé à la table 1."
         # and so does a touch on the table's button
-        frames(3)
+        frames(3, draw=False)
         button = table.action("judge")
         x, y = button.to_window(*button.center)
         touch = UnitTestTouch(x, y)
         touch.touch_down()
         touch.touch_up()
-        frames(2)
+        frames(2, draw=False)
         wait_for(lambda: len(hub.hub.store.entries(1, "judge")) == 2, what="the second call reached the hub")
         call = hub.hub.store.entries(1, "judge")[-1]["body"]
         assert call["round"] == 1 and call["phase"]
         # what the table screen shows: looked at by a person when COMPANION_SHOTS is set
         time.sleep(0.1)
-        frames(4)  # the button's pressed look ends on the Clock
+        frames(4, draw=False)  # the button's pressed look ends on the Clock; _shot draws it
         _shot(window, tmp_path, "window-table-venue")
     finally:
         w.close()
@@ -230,7 +232,7 @@ def _tap(widget) -> None:
     touch = UnitTestTouch(x, y)
     touch.touch_down()
     touch.touch_up()
-    frames(2)
+    frames(2, draw=False)
 
 
 def _joined(w: Window, hub, broker) -> list[str]:
@@ -313,7 +315,7 @@ def test_the_window_shows_the_proposed_result_and_the_players_confirm_it_by_keys
         assert w.said[-1] == "Résultat envoyé à l'organisateur."
         assert [e["body"]["by"] for e in store.entries(1, "result")] == ["key"]
         # by touch: a seat's menu calls a judge (the phones' action, in the same list)
-        frames(3)
+        frames(3, draw=False)
         _tap(table.panel(1).menu_button)
         settle(lambda: table.menu is not None, "the seat's menu")
         assert "judge" in table.menu.buttons
@@ -354,7 +356,7 @@ def test_a_table_leaves_the_venue_from_the_window_and_plays_on(window, tmp_path,
         settle(lambda: w.runtime.venue is None and not screen.busy, "the table left the venue")
         assert screen.status.startswith("Table 1 a quitté le tournoi « test-night ». La partie continue ici")
         assert screen.ids.leave_button.disabled
-        frames(2)
+        frames(2, draw=False)  # _shot draws the last
         _shot(window, tmp_path, "window-venue-left")
         wait_for(lambda: hub.hub.store.tables()[1]["online"] is False, what="the hub saw the table leave")
         # the table plays on alone
