@@ -32,3 +32,20 @@ def without(cache: Path, *games: str) -> Path:
         db.executemany("DELETE FROM cards WHERE game = ?", [(game,) for game in games])
     db.close()
     return cache
+
+
+def with_kept(cache: Path) -> Path:
+    """Copy into ``cache`` what the session's programs kept so far besides the card index: the
+    YAML files kept parsed (``*.marshal``: the games', the phrases', the messages'), the games'
+    headers, the Kivy rules (``kv``). Each is checked by the program against the text it was made
+    from (a stale one is read as absent and made again), so a program given them starts as any
+    second start does, for the tests whose point is not what a first start makes. Not the lists
+    ``cards update`` fetched (they change which cards there are). Returns the folder."""
+    session = SESSION_INDEX.parent
+    cache.mkdir(parents=True, exist_ok=True)
+    for kept in [*session.glob("*.marshal"), session / "game-headers.json"]:
+        if kept.is_file() and not (cache / kept.name).exists():
+            shutil.copyfile(kept, cache / kept.name)
+    if (session / "kv").is_dir():
+        shutil.copytree(session / "kv", cache / "kv", dirs_exist_ok=True)
+    return cache

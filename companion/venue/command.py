@@ -51,7 +51,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                                   "(mqtts://, the certificate's fingerprint in each enrolment), so no token, "
                                   "password nor result crosses the network in clear")
     p.add_argument("--key", help="the certificate's private key (PEM)")
-    p.add_argument("--seat-iterations", type=int, default=20000, help=argparse.SUPPRESS)
+    # The seating search's length (default: the hub's own, or a simulation's): shorter in the
+    # benches and tests that do not judge the seating.
+    p.add_argument("--seat-iterations", type=int, help=argparse.SUPPRESS)
     p.add_argument("--simulate", type=int, metavar="N", help="play a whole event locally: N tables of 5")
     p.add_argument("--rounds", type=int, default=2,
                    help="the games each player plays before the final (default 2); with 6, 7 or 11 players "
@@ -82,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     if args.simulate:
         from companion.venue.simulate import main as simulate
 
-        return simulate(args.simulate, args.rounds, as_json=args.json)
+        return simulate(args.simulate, args.rounds, as_json=args.json, seat_iterations=args.seat_iterations)
     if not args.event:
         print(t("venue.need_event"), file=sys.stderr)
         return 2
@@ -159,8 +161,8 @@ async def _serve(args: argparse.Namespace) -> int:
             url = broker.table_url(n, public)
             enrolment.append({"table": n, "user": topics.table_user(n), "password": secret, "url": url,
                               "command": f"python -m companion run --venue {url} --table {n}", "qr": _qr(url)})
-    hub = Hub(store, mqtt_host, mqtt_port, password, user=user, seat_iterations=args.seat_iterations,
-              tls=mqtt_tls, pin=mqtt_pin)
+    searched = {} if args.seat_iterations is None else {"seat_iterations": args.seat_iterations}  # else the hub's
+    hub = Hub(store, mqtt_host, mqtt_port, password, user=user, **searched, tls=mqtt_tls, pin=mqtt_pin)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):

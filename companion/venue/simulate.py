@@ -59,10 +59,13 @@ def play_some(session: Session, rng: random.Random, moves: int) -> None:
         apply("next")
 
 
+SEAT_ITERATIONS = 2000  # the seating search of a simulated event: shorter than a real one's (the hub's)
+
+
 class Simulation:
     """The pieces of a simulated venue, for the command, the tests and the bench."""
 
-    def __init__(self, tables: int, folder: Path, seed: int | None = None, seat_iterations: int = 2000,
+    def __init__(self, tables: int, folder: Path, seed: int | None = None, seat_iterations: int = SEAT_ITERATIONS,
                  players: int | None = None) -> None:
         self.folder = folder
         self.rng = random.Random(seed)
@@ -129,10 +132,13 @@ class Simulation:
         self.store.close()
 
 
-def main(tables: int, rounds: int, as_json: bool = False, seed: int | None = None) -> int:
+def main(tables: int, rounds: int, as_json: bool = False, seed: int | None = None,
+         seat_iterations: int | None = None) -> int:
+    """``venue --simulate``; ``seat_iterations``: None for a simulation's own (SEAT_ITERATIONS)."""
+    iterations = SEAT_ITERATIONS if seat_iterations is None else seat_iterations
     with tempfile.TemporaryDirectory(prefix="venue-sim-") as tmp:
         try:
-            sim = Simulation(tables, Path(tmp), seed=seed).start()
+            sim = Simulation(tables, Path(tmp), seed=seed, seat_iterations=iterations).start()
         except BrokerMissing as exc:
             print(t("venue.no_mosquitto", hint=str(exc)), file=sys.stderr)
             return 2
