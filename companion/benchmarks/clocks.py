@@ -107,7 +107,9 @@ def sample(wall_s: float, cpu_s: float | None, waited: tuple[float, float] | Non
     """One sample in milliseconds, ``waited`` as ``waited_s`` gives it. ``unshared`` takes off
     the longest wait of one thread (errs slow), ``unshared_low`` the sum of all threads' waits
     (errs fast when two of them waited at once); neither is above the wall figure nor below
-    the CPU time the sample used (the work took at least that long)."""
+    the CPU time the sample used (the work took at least that long), unless that CPU time is
+    itself above the wall figure (threads or a child at work on several cores at once): the wall
+    figure then."""
     cpu = cpu_s or 0.0
     if waited is None:
         return {"wall": wall_s * 1000, "cpu": None if cpu_s is None else cpu_s * 1000, "waited": None,

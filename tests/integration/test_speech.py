@@ -406,8 +406,11 @@ def test_bench_speech_measures_first_audio() -> None:
     assert result["n"] == 5 and result["budget_ms"] == 50.0
     for clock in ("wall", "cpu", "unshared"):
         assert 0 < result[clock]["p50_ms"] <= result[clock]["p95_ms"], (clock, result)
-    # the engine's own CPU time counts: a sample is never cheaper than starting espeak-ng
-    assert result["cpu"]["p50_ms"] <= result["unshared"]["p50_ms"] <= result["wall"]["p50_ms"], result
+    # A wait for a CPU is taken off the wall time, never more. (Not "CPU time <= unshared": this
+    # process and the engine it starts run on two cores at once, and a sample's CPU time, the
+    # engine's counted too, may exceed its elapsed time: run 26 of stop 35 failed so, 8.474 > 8.469.)
+    assert result["unshared"]["p50_ms"] <= result["wall"]["p50_ms"], result
+    assert result["unshared"]["p95_ms"] <= result["wall"]["p95_ms"], result
 
 
 def test_macos_and_windows_command_lines(monkeypatch) -> None:
