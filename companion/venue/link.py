@@ -133,6 +133,10 @@ class TableLink:
         self._said: set[tuple[int, int]] = set(tuple(x) for x in self.outbox.get("clock_said", []))
         self._copied: dict[int, int] = {}
         self._snapshot: dict[str, Any] | None = None
+        # Held while a change's entries are copied and its state made, and while a flush reads the
+        # state and the outbox's last seq: a flush in between sent the state before the change
+        # numbered as if it held the change's entries.
+        self._state_lock = threading.Lock()
         self._snapshot_sent: str | None = None
         self._sent_at: dict[int, float] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -193,8 +197,9 @@ class TableLink:
         if game is None:
             return
         try:
-            self._copy_events(game)
-            self._snapshot = self._state_message(game)
+            with self._state_lock:
+                self._copy_events(game)
+                self._snapshot = self._state_message(game)
             self._check_pending(later=True)
         except Exception:  # the venue must never stop the table
             log.exception("venue: could not queue the table's change")
@@ -581,9 +586,10 @@ class TableLink:
 
     async def _flush(self, client: aiomqtt.Client, reader: asyncio.Task[None]) -> None:
         a = self.address
-        snap = self._snapshot
+        with self._state_lock:
+            snap, seq = self._snapshot, self.outbox.last_seq()
         if snap is not None:
-            snap = dict(snap, seq=self.outbox.last_seq(), clock_left=self.seconds_left())
+            snap = dict(snap, seq=seq, clock_left=self.seconds_left())
             text = json.dumps(snap, ensure_ascii=False, default=str)
             if text != self._snapshot_sent:
                 # given up with the connection: the next one sends the state again

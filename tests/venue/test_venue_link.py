@@ -4,6 +4,7 @@ retained state, presence, the round clock, results confirmed at the table, a bro
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -47,6 +48,36 @@ def _journal_ids(link: TableLink) -> list[int]:
 
 def _hub_journal_ids(hub: HubThread, n: int) -> list[int]:
     return [e["body"]["event"]["id"] for e in hub.hub.store.entries(n, "journal")]
+
+
+def test_a_state_sent_between_a_change_and_its_state_does_not_claim_the_change(tmp_path, broker, hub):
+    """The link's loop may flush between a change copied to the outbox and that change's state:
+    the state it then sends is the one before, and its seq must say so (run 29 of stop 35 had the
+    hub hold a state of pool 30 numbered as the entry that made it 28)."""
+    link = _table(tmp_path, broker, 1)
+    try:
+        s = link.session
+        assert s.new_game("vtes", NAMES[:5], seed=3).ok
+        wait_for(lambda: link.outbox.pending() == [], what="the new game acknowledged")
+        copy = link._copy_events
+
+        def copied_then_flushed(game):
+            copy(game)
+            # The loop's turn, here, before the change's state is made: it is woken and given two
+            # seconds (its flush sends the entry; a link that makes it wait for the state sends nothing).
+            link._poke()
+            deadline = time.monotonic() + 2
+            while time.monotonic() < deadline and _hub_journal_ids(hub, 1) != _journal_ids(link):
+                time.sleep(0.02)
+
+        link._copy_events = copied_then_flushed
+        assert s.apply("pool 1 -2").ok
+        link._copy_events = copy
+        wait_for(lambda: hub.hub.store.tables()[1]["state"]["seq"] == link.outbox.last_seq(), what="latest state")
+        state = hub.hub.store.tables()[1]["state"]
+        assert state["state"]["seats"][0]["counters"]["pool"] == 28, state["state"]["seats"][0]
+    finally:
+        link.stop()
 
 
 def test_the_address_of_an_enrolment():
