@@ -108,16 +108,9 @@ def read_png(path: str | Path) -> Pixels:
 
     image = ImageLoader.load(str(path), keep_data=True)
     data = image._data[0]
-    if data.fmt not in ("rgba", "bgra", "rgb"):
+    if data.fmt not in ("rgba", "bgra"):
         raise AssertionError(f"unexpected screenshot format {data.fmt}")
     raw = bytes(data.data)
-    if data.fmt == "rgb":  # the screenshots command's pictures: opaque, each channel into its place
-        if len(raw) != data.width * data.height * 3:
-            raise AssertionError(f"RGB rows padded: {len(raw)} bytes for {data.width}x{data.height}")
-        rgba = bytearray(b"\xff" * (data.width * data.height * 4))
-        for c in range(3):
-            rgba[c::4] = raw[c::3]
-        raw = bytes(rgba)
     if data.fmt == "bgra":
         raw = b"".join(raw[i + 2:i + 3] + raw[i + 1:i + 2] + raw[i:i + 1] + raw[i + 3:i + 4]
                        for i in range(0, len(raw), 4))
